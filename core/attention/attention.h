@@ -1,0 +1,62 @@
+#pragma once
+// Multi-head self-attention exactly as torch.nn.MultiheadAttention computes it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common/tensor.h"
+
+namespace headmap {
+
+// Parameters of one attention layer in nn.Linear layout: weights (out, in), row-major.
+struct AttentionLayerWeights {
+  int dModel = 0;
+  int nHeads = 0;
+  RowMatrixXf wq, wk, wv, wo;  // (d_model, d_model)
+  VectorXf bq, bk, bv, bo;     // (d_model); zero when the checkpoint has no bias
+
+  int dHead() const { return nHeads ? dModel / nHeads : 0; }
+  // Throws headmap::Error naming the values when shapes disagree or d_model % n_heads != 0.
+  void validate(const std::string& where) const;
+};
+
+enum class ScoreStage { Raw, Scaled, Masked, Softmax };
+
+struct AttentionOptions {
+  bool causal = false;
+  std::vector<int> paddedKeys;  // 0-based positions treated as padding (keys weigh exactly 0)
+  bool scale = true;            // divide scores by sqrt(d_k)
+  bool keepStages = false;      // also return raw, scaled and masked scores
+};
+
+// Per-head maps of one layer, stored contiguously as (heads, q, k).
+struct HeadMaps {
+  int heads = 0;
+  int q = 0;
+  int k = 0;
+  std::vector<float> values;
+
+  bool empty() const { return values.empty(); }
+  ConstRowMatrixMap head(int h) const {
+    return ConstRowMatrixMap(values.data() + static_cast<size_t>(h) * q * k, q, k);
+  }
+  RowMatrixMap head(int h) {
+    return RowMatrixMap(values.data() + static_cast<size_t>(h) * q * k, q, k);
+  }
+};
+
+struct AttentionResult {
+  HeadMaps weights;  // softmax: (heads, q, k); rows sum to 1 over unmasked keys
+  HeadMaps raw;      // q kᵀ (only with keepStages)
+  HeadMaps scaled;   // q kᵀ / √d_k (or raw when scale is off)
+  HeadMaps masked;   // scaled with -inf at masked cells
+  RowMatrixXf output;              // (q, d_model): concat(heads) · W_oᵀ + b_o
+  std::vector<uint8_t> fullyMasked;  // (q): 1 when every key of that query row is masked
+  std::vector<uint8_t> keyMask;      // (q, k) row-major: 1 = masked cell (causal or padding)
+};
+
+// x: (n, d_model) -> weights (heads, n, n), output (n, d_model).
+AttentionResult multiHeadAttention(const Eigen::Ref<const RowMatrixXf>& x,
+                                   const AttentionLayerWeights& w, const AttentionOptions& options);
+
+}  // namespace headmap

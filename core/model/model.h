@@ -1,0 +1,61 @@
+#pragma once
+// A model whose attention headmap shows: a bare attention layer, or a full Transformer whose
+// forward pass records each layer's per-head attention.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/attention/attention.h"
+#include "core/tokenize/tokenizer.h"
+
+namespace headmap {
+
+struct ModelInfo {
+  std::string family;  // "attention", "gpt2", "bert", "llama", "llama2c"
+  std::string name;    // shown in the status bar, e.g. file or folder name
+  int layers = 1;
+  int heads = 0;
+  int kvHeads = 0;
+  int dModel = 0;
+  int vocab = 0;
+  int maxPositions = 0;  // 0 = unbounded (bare layer)
+  bool causalBuiltIn = false;
+};
+
+struct ModelInput {
+  std::vector<Token> tokens;                // what the user typed, tokenized
+  std::optional<RowMatrixXf> embeddings;    // (n, d_model) given directly (bare layer, .npy)
+};
+
+struct RunOptions {
+  AttentionOptions attention;  // padding, causal (forced on for causal families), scale, stages
+  std::vector<int> layers;     // layers to record; empty = all
+};
+
+struct LayerAttention {
+  int layer = 0;
+  AttentionResult result;
+};
+
+struct ModelRun {
+  std::vector<LayerAttention> layers;  // one per recorded layer, in order
+  std::vector<float> logits;           // (n, vocab) row-major when the model has an LM head
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual ModelInfo info() const = 0;
+  // Throws headmap::Error for empty input, too many tokens, or ids outside the vocabulary.
+  virtual ModelRun run(const ModelInput& input, const RunOptions& options) const = 0;
+};
+
+// A model with the tokenizer that goes with it; what the app and the CLI hold.
+struct LoadedModel {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::string sourcePath;
+};
+
+}  // namespace headmap

@@ -1,0 +1,1 @@
+// Replaced by the desktop app's widgets.
