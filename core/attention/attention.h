@@ -50,10 +50,20 @@ struct AttentionResult {
   HeadMaps raw;      // q kᵀ (only with keepStages)
   HeadMaps scaled;   // q kᵀ / √d_k (or raw when scale is off)
   HeadMaps masked;   // scaled with -inf at masked cells
-  RowMatrixXf output;              // (q, d_model): concat(heads) · W_oᵀ + b_o
+  RowMatrixXf context;             // (q, heads * d_k): per-head weights · V, heads concatenated
+  RowMatrixXf output;              // (q, d_model): context · W_oᵀ + b_o (multiHeadAttention only)
   std::vector<uint8_t> fullyMasked;  // (q): 1 when every key of that query row is masked
   std::vector<uint8_t> keyMask;      // (q, k) row-major: 1 = masked cell (causal or padding)
 };
+
+// The kernel shared by every model once Q, K, V are projected (and rotated, for RoPE models).
+// q: (n, heads * d_k), k and v: (n, kv_heads * d_k). Query head h reads KV head
+// h / (heads / kv_heads) (grouped-query attention; kv_heads == heads for plain MHA).
+// -> weights (heads, n, n), context (n, heads * d_k); output is left empty.
+AttentionResult attendProjected(const Eigen::Ref<const RowMatrixXf>& q,
+                                const Eigen::Ref<const RowMatrixXf>& k,
+                                const Eigen::Ref<const RowMatrixXf>& v, int nHeads, int nKvHeads,
+                                const AttentionOptions& options);
 
 // x: (n, d_model) -> weights (heads, n, n), output (n, d_model).
 AttentionResult multiHeadAttention(const Eigen::Ref<const RowMatrixXf>& x,
