@@ -11,61 +11,7 @@ namespace {
 constexpr size_t kMaxCachedWordBytes = 64;
 constexpr size_t kMaxCacheEntries = 50000;
 
-enum class CharClass { Letter, Number, Space, Other };
-
-CharClass classify(char32_t cp) {
-  if (unicode::isWhitespace(cp)) return CharClass::Space;
-  if (unicode::isLetter(cp)) return CharClass::Letter;
-  if (unicode::isNumber(cp)) return CharClass::Number;
-  return CharClass::Other;
-}
-
-// Length (in code points) of a contraction 's 't 're 've 'm 'll 'd starting at i, or 0.
-size_t contractionAt(const std::vector<unicode::CodePoint>& cps, size_t i) {
-  if (cps[i].cp != '\'' || i + 1 >= cps.size()) return 0;
-  char32_t a = cps[i + 1].cp;
-  if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
-  if (i + 2 >= cps.size()) return 0;
-  char32_t b = cps[i + 2].cp;
-  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
-  return 0;
-}
-
 }  // namespace
-
-std::vector<std::pair<size_t, size_t>> splitGpt2(const std::string& text) {
-  std::vector<unicode::CodePoint> cps = unicode::decodeUtf8(text);
-  std::vector<CharClass> cls(cps.size());
-  for (size_t i = 0; i < cps.size(); ++i) cls[i] = classify(cps[i].cp);
-  std::vector<std::pair<size_t, size_t>> out;
-  const size_t n = cps.size();
-  size_t i = 0;
-  while (i < n) {
-    size_t end = i;
-    if (size_t c = contractionAt(cps, i)) {
-      end = i + c;
-    } else {
-      // " ?X+" for X in letters, numbers, others: an optional single space, then a run.
-      size_t start = (cps[i].cp == ' ' && i + 1 < n && cls[i + 1] != CharClass::Space) ? i + 1 : i;
-      if (cls[start] != CharClass::Space) {
-        CharClass run = cls[start];
-        end = start;
-        while (end < n && cls[end] == run) ++end;
-      } else {
-        // \s+(?!\S) keeps the last space of a run for the next word; a lone space before a
-        // non-space falls through to \s+.
-        end = i;
-        while (end < n && cls[end] == CharClass::Space) ++end;
-        if (end < n && end - i >= 2) --end;
-      }
-    }
-    size_t from = cps[i].offset;
-    size_t to = end < n ? cps[end].offset : text.size();
-    out.emplace_back(from, to);
-    i = end;
-  }
-  return out;
-}
 
 BpeTokenizer::BpeTokenizer(BpeModel model, BpeOptions options)
     : m_model(std::move(model)), m_options(std::move(options)) {
@@ -95,8 +41,10 @@ std::vector<std::string> BpeTokenizer::preTokenize(const std::string& text,
   if (m_options.byteLevel) {
     std::string s = text;
     if (m_options.addPrefixSpace && !s.empty() && s[0] != ' ') s.insert(s.begin(), ' ');
-    if (!m_options.useRegex) return {s};
-    for (const auto& [from, to] : splitGpt2(s)) words.push_back(s.substr(from, to - from));
+    if (!m_options.useRegex && m_options.llama3Digits <= 0) return {s};
+    ByteRanges ranges =
+        m_options.llama3Digits > 0 ? splitLlama3(s, m_options.llama3Digits) : splitGpt2(s);
+    for (const auto& [from, to] : ranges) words.push_back(s.substr(from, to - from));
     return words;
   }
   if (!m_options.metaspace) return {text};

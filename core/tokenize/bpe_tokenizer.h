@@ -9,22 +9,20 @@
 #include <vector>
 
 #include "core/tokenize/bpe_merge.h"
+#include "core/tokenize/pre_tokenize.h"
 #include "core/tokenize/text_normalize.h"
 #include "core/tokenize/token_text.h"
 #include "core/tokenize/tokenizer.h"
 
 namespace headmap {
 
-// GPT-2's pre-tokenizer regex
-//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// evaluated by hand over code points: [begin, end) byte ranges of the pieces.
-std::vector<std::pair<size_t, size_t>> splitGpt2(const std::string& text);
-
 struct BpeOptions {
   std::string source;  // file name for messages
   bool byteLevel = true;
-  bool addPrefixSpace = false;  // ByteLevel pre-tokenizer: a leading space unless one is there
-  bool useRegex = true;         // ByteLevel pre-tokenizer: split with the GPT-2 regex
+  bool addPrefixSpace = false;    // ByteLevel pre-tokenizer: a leading space unless one is there
+  bool useRegex = true;           // ByteLevel pre-tokenizer: split with the GPT-2 regex
+  int llama3Digits = 0;           // > 0: a Split pre-tokenizer with the Llama 3 / Qwen2 regex
+  bool splitFromPattern = false;  // a Split pre-tokenizer chose the regex (ByteLevel keeps it)
   std::vector<tokenize::NormalizerStep> normalizer;
   // Metaspace pre-tokenizer (SentencePiece style without a normalizer doing the work).
   bool metaspace = false;

@@ -186,7 +186,19 @@ void parseBpePreTokenizer(const Json& p, const std::string& src, BpeOptions& o) 
   } else if (type == "ByteLevel") {
     o.byteLevel = true;
     o.addPrefixSpace = jsonBool(p, "add_prefix_space", false);
-    o.useRegex = jsonBool(p, "use_regex", true);
+    // After a Split, ByteLevel's own regex is off (use_regex false) and the Split decides.
+    if (!o.splitFromPattern) o.useRegex = jsonBool(p, "use_regex", true);
+  } else if (type == "Split") {
+    // Only the Split regexes of GPT-2, Llama 3 and Qwen2, which are implemented by hand.
+    std::string regex = jsonString(p.value("pattern", Json::object()), "Regex", "");
+    int kind = recognizeSplitPattern(regex);
+    if (kind < 0 || jsonString(p, "behavior", "") != "Isolated" || jsonBool(p, "invert", false)) {
+      throw Error(src + ": pre-tokenizer 'Split' with pattern '" + regex.substr(0, 60) +
+                  "' is not supported (only the GPT-2, Llama 3 and Qwen2 patterns are)");
+    }
+    o.useRegex = kind == 0;
+    o.llama3Digits = kind;
+    o.splitFromPattern = true;
   } else if (type == "Metaspace") {
     o.byteLevel = false;
     o.metaspace = true;

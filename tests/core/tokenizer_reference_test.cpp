@@ -87,6 +87,36 @@ TEST(TokenizerReference, BertVocabTxtMatchesOriginal) {
   expectAllCases(*t, "bert_uncased.json");
 }
 
+// GPT-2's vocabulary behind the Split pre-tokenizers of Llama 3 and Qwen2 (the regexes those
+// byte-level tokenizer.json files use), against tokenizers.js on the same JSON.
+TEST(TokenizerReference, Llama3AndQwen2SplitPatternsMatchOriginal) {
+  std::string path = test::sharedModel("gpt2-tokenizer/tokenizer.json");
+  HEADMAP_SKIP_WITHOUT(path);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json base = nlohmann::json::parse(ss.str());
+  std::ifstream fin(test::fixture("tokenizers/gpt2_llama3_split.json"));
+  nlohmann::json fixture = nlohmann::json::parse(fin);
+  for (const char* variant : {"llama3", "qwen2"}) {
+    SCOPED_TRACE(variant);
+    nlohmann::json json = base;
+    json["pre_tokenizer"] = fixture[variant]["pre_tokenizer"];
+    std::string file = test::tempPath(std::string(variant) + "-tokenizer.json");
+    std::ofstream(file) << json.dump();
+    auto t = loadTokenizerFile(file);
+    size_t checked = 0;
+    for (const auto& c : fixture[variant]["cases"]) {
+      std::string text = c["text"].get<std::string>();
+      std::vector<int> expected = c["ids"].get<std::vector<int>>(), got = idsOf(*t, text);
+      EXPECT_EQ(got, expected) << "text: \"" << text << "\"\n  expected " << show(expected)
+                               << "\n  got      " << show(got);
+      ++checked;
+    }
+    EXPECT_GT(checked, 30u);
+  }
+}
+
 TEST(TokenizerReference, Llama2cOnceUponATime) {
   std::string path = test::sharedModel("stories260K/tok512.bin");
   HEADMAP_SKIP_WITHOUT(path);

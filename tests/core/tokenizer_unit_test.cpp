@@ -51,6 +51,20 @@ TEST(TokenizerUnit, Gpt2RegexSplit) {
   EXPECT_TRUE(split("").empty());
 }
 
+TEST(TokenizerUnit, Llama3RegexSplit) {
+  auto llama3 = [](const std::string& text, int digits) {
+    std::vector<std::string> out;
+    for (auto [from, to] : splitLlama3(text, digits)) out.push_back(text.substr(from, to - from));
+    return out;
+  };
+  EXPECT_EQ(llama3("1234567", 3), (V{"123", "456", "7"}));
+  EXPECT_EQ(llama3("12", 1), (V{"1", "2"}));
+  EXPECT_EQ(llama3("I'LL \"go\"", 3), (V{"I", "'LL", " \"", "go", "\""}));
+  EXPECT_EQ(llama3("a  \n  b", 3), (V{"a", "  \n", " ", " b"}));
+  EXPECT_EQ(llama3("x!!\n\ny", 3), (V{"x", "!!\n\n", "y"}));
+  EXPECT_EQ(recognizeSplitPattern("\\s+"), -1);
+}
+
 // A GPT-2-style tokenizer.json with a custom vocabulary: the 256 byte symbols, then merges.
 std::string smallByteLevelJson(bool withType) {
   std::string vocab;
