@@ -78,8 +78,13 @@ int runStats(const Args& args) {
   runOptions.layers = recordedLayersFrom(args, loaded.model->info());
   const ModelRun run = loaded.model->run(input, runOptions);
 
+  // A bare layer's words are identified by their text (its ids are positions); see idsFromPieces.
   std::vector<int> ids;
-  for (const Token& t : input.tokens) ids.push_back(t.id);
+  if (loaded.tokenizer->kind() == "whitespace" && args.has("--text")) {
+    ids = idsFromPieces(input.tokens);
+  } else {
+    for (const Token& t : input.tokens) ids.push_back(t.id);
+  }
   const std::vector<HeadStats> stats = computeHeadStats(run, ids);
 
   const std::string modelName = loaded.model->info().name;

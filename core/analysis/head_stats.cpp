@@ -150,6 +150,16 @@ std::vector<HeadStats> computeLayerHeadStats(int layer, const AttentionResult& r
   return stats;
 }
 
+std::vector<int> idsFromPieces(const std::vector<Token>& tokens) {
+  std::unordered_map<std::string, int> first;
+  std::vector<int> ids;
+  ids.reserve(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    ids.push_back(first.emplace(tokens[i].piece, static_cast<int>(i)).first->second);
+  }
+  return ids;
+}
+
 std::vector<HeadStats> computeHeadStats(const ModelRun& run, const std::vector<int>& ids) {
   std::vector<HeadStats> stats;
   for (const LayerAttention& layer : run.layers) {

@@ -20,6 +20,7 @@
 
 #include "core/attention/attention.h"
 #include "core/model/model.h"
+#include "core/tokenize/tokenizer.h"
 
 namespace headmap {
 
@@ -54,6 +55,12 @@ struct HeadStats {
 // keyMask/fullyMasked/ids have the wrong size, or when there are no heads.
 std::vector<HeadStats> computeLayerHeadStats(int layer, const AttentionResult& result,
                                              const std::vector<int>& ids);
+
+// Ids for the induction score when a token's identity is its text rather than its id: a bare
+// layer's whitespace tokenizer numbers tokens by position, so "the cat the" has ids 0 1 2 although
+// both "the" get the same embedding. Returns, for each token, the position of the first token
+// with the same piece: (n) -> (n), e.g. {0, 1, 0}.
+std::vector<int> idsFromPieces(const std::vector<Token>& tokens);
 
 // One entry per (recorded layer, head), layers in ModelRun order, heads ascending.
 std::vector<HeadStats> computeHeadStats(const ModelRun& run, const std::vector<int>& ids);

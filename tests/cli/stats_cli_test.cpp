@@ -145,6 +145,18 @@ TEST(StatsCli, NoRepeatedTokenLeavesInductionEmpty) {
   EXPECT_EQ(lines[1].back(), ',') << "induction should be an empty field: " << lines[1];
 }
 
+TEST(StatsCli, BareLayerWordsRepeatByText) {
+  // The whitespace tokenizer numbers words by position; the induction score matches by text.
+  const std::string cmd = shellQuote(test::cliPath()) + " stats " +
+                          shellQuote(fixture("analysis/cli_layer.safetensors")) +
+                          " --text 'the cat sat the cat sat' --causal --format json";
+  const auto r = runCommand(cmd);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["stats"].size(), 4u);
+  for (const auto& row : doc["stats"]) EXPECT_TRUE(row["induction"].is_number()) << row;
+}
+
 TEST(StatsCli, UsageErrorsExitWithTwoAndWriteNothing) {
   const std::string out = test::tempPath("stats.txt");
   auto r = runCommand(command("stats", "--out " + shellQuote(out)));
@@ -185,6 +197,7 @@ void checkAggregate(const std::string& kind, const char* key) {
     maxDiff = std::max(maxDiff, std::abs(a.values[i] - want[i].get<double>()));
   }
   EXPECT_LE(maxDiff, kTol) << kind << ": max |CLI - PyTorch/NumPy| = " << maxDiff;
+  std::cout << "dump --aggregate " << kind << ": max |CLI - PyTorch/NumPy| = " << maxDiff << "\n";
 }
 
 TEST(DumpAggregateCli, MeanOverHeads) { checkAggregate("mean", "mean"); }

@@ -161,6 +161,16 @@ TEST(HeadStats, EmptyMaskMeansNothingMasked) {
   EXPECT_NEAR(s.previousToken, 0.25, 1e-12);
 }
 
+TEST(HeadStats, IdsFromPiecesNumbersByFirstOccurrence) {
+  std::vector<Token> tokens(5);
+  const char* pieces[] = {"the", "cat", "the", "sat", "cat"};
+  for (int i = 0; i < 5; ++i) {
+    tokens[i].id = i;
+    tokens[i].piece = pieces[i];
+  }
+  EXPECT_EQ(idsFromPieces(tokens), (std::vector<int>{0, 1, 0, 3, 1}));
+}
+
 TEST(HeadStats, BadShapesThrowNamingTheValues) {
   ModelRun run;
   run.layers.push_back({2, layerOf({{1, 0}, {0.5f, 0.5f}}, 1, true)});
