@@ -9,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/common/mapped_file.h"
+#include "core/io/attention_layers.h"  // naturalLess
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian; this reader maps it without swapping");
@@ -17,7 +18,8 @@ namespace headmap {
 
 namespace {
 
-using Json = nlohmann::ordered_json;  // keeps the file's tensor order for inspect
+// Not ordered_json: its inserts scan every earlier key, quadratic in a hostile 100 MB header.
+using Json = nlohmann::json;
 
 // A safetensors header nests three levels ({name: {shape: [..]}}); deeper JSON is refused
 // before parsing so hostile input cannot drive a parser deep.
@@ -129,6 +131,7 @@ SafetensorsFile::SafetensorsFile(std::string name, std::shared_ptr<const void> o
   m_dataSize = left - headerLength;
   parseHeader(data + 8, static_cast<size_t>(headerLength));
   checkOverlaps();
+  sortByName();
 }
 
 void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
@@ -267,6 +270,23 @@ void SafetensorsFile::checkOverlaps() const {
     }
     if (furthest == order.size() || cur.end > m_spans[furthest].end) furthest = i;
   }
+}
+
+void SafetensorsFile::sortByName() {
+  std::vector<size_t> order(m_infos.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return naturalLess(m_infos[a].name, m_infos[b].name); });
+  std::vector<TensorInfo> infos;
+  std::vector<Span> spans;
+  m_index.clear();
+  for (size_t i : order) {
+    m_index[m_infos[i].name] = infos.size();
+    infos.push_back(std::move(m_infos[i]));
+    spans.push_back(m_spans[i]);
+  }
+  m_infos = std::move(infos);
+  m_spans = std::move(spans);
 }
 
 FloatTensor SafetensorsFile::load(const std::string& name) const {
