@@ -118,6 +118,20 @@ void BM_AttentionMultiHead(benchmark::State& state) {
 }
 BENCHMARK(BM_AttentionMultiHead)->Apply(sizes);
 
+// Same into a reused result, as the app does between keystrokes: no allocation, no page faults.
+void BM_AttentionMultiHeadReused(benchmark::State& state) {
+  const int n = state.range(0);
+  const RowMatrixXf x = input(n);
+  AttentionOptions options;
+  AttentionResult r;
+  for (auto _ : state) {
+    multiHeadAttention(x, layer(), options, r);
+    benchmark::DoNotOptimize(r.output.data());
+  }
+  setFlops(state, 8.0 * n * kDModel * kDModel + 4.0 * n * n * kDModel);
+}
+BENCHMARK(BM_AttentionMultiHeadReused)->Apply(sizes);
+
 // Same, one thread: the per-core efficiency.
 void BM_AttentionMultiHeadOneThread(benchmark::State& state) {
   setComputeThreads(1);
