@@ -241,7 +241,9 @@ void multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,
   }
   // Pass 3: projections (n, d) · (d, d)ᵀ + b, column chunks across threads.
   const int n = static_cast<int>(x.rows());
-  thread_local RowMatrixXf q, k, v;  // reused across calls: no allocation per keystroke
+  // Reused across calls (no allocation per keystroke); one set per calling thread. Pool workers
+  // only see them through the references passed below, never by name.
+  thread_local RowMatrixXf q, k, v;
   q.resize(n, w.dModel);
   k.resize(n, w.dModel);
   v.resize(n, w.dModel);
