@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/attention/parallel.h"
+#include "core/attention/softmax.h"
 #include "core/common/error.h"
 #include "core/io/npy.h"
 #include "tests/test_support.h"
@@ -297,6 +298,40 @@ TEST(AttentionErrors, NameTheValues) {
   expectError([&] { attendProjected(q, q, formulaInput(4, 12), 4, 4, none); }, {"V", "(4, 12)"});
   expectError([&] { attendProjected(q, q, q, 4, 3, none); }, {"4 heads", "3 KV"});
   expectError([&] { attendProjected(q, q, q, 5, 5, none); }, {"12", "5 heads"});
+}
+
+}  // namespace
+}  // namespace headmap
+
+namespace headmap {
+namespace {
+
+TEST(MaskedSoftmax, SameBitsAtAnyAddress) {
+  // The same 3 x 37 scores at float offsets 0..15 of a buffer: identical results.
+  RowMatrixXf scores = formulaMatrix(37, 0.3).topRows(3) * 40.0f;
+  std::vector<float> buffer(3 * 37 + 16);
+  RowMatrixXf first;
+  for (int shift = 0; shift < 16; ++shift) {
+    RowMatrixMap s(buffer.data() + shift, 3, 37);
+    s = scores;
+    maskedSoftmaxRows(s, nullptr, false, -1);
+    if (shift == 0) first = s;
+    EXPECT_EQ(RowMatrixXf(s), first) << "offset " << shift;
+  }
+  EXPECT_NEAR(first.row(1).sum(), 1.0f, 1e-6);
+}
+
+TEST(MaskedSoftmax, HugeMaskedScoresDoNotLeak) {
+  // A masked cell holding +inf or 1e30 must not turn the row into NaN or take weight.
+  RowMatrixXf s(1, 4);
+  s << 1.0f, std::numeric_limits<float>::infinity(), 2.0f, 1e30f;
+  const std::vector<uint8_t> mask = {0, 1, 0, 1};
+  maskedSoftmaxRows(RowMatrixMap(s.data(), 1, 4), mask.data(), true, -1);
+  const float e = std::exp(-1.0f);
+  EXPECT_NEAR(s(0, 0), e / (1 + e), 1e-7);
+  EXPECT_EQ(s(0, 1), 0.0f);
+  EXPECT_NEAR(s(0, 2), 1 / (1 + e), 1e-7);
+  EXPECT_EQ(s(0, 3), 0.0f);
 }
 
 }  // namespace
