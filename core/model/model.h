@@ -24,13 +24,14 @@ struct ModelInfo {
 };
 
 struct ModelInput {
-  std::vector<Token> tokens;                // what the user typed, tokenized
-  std::optional<RowMatrixXf> embeddings;    // (n, d_model) given directly (bare layer, .npy)
+  std::vector<Token> tokens;              // what the user typed, tokenized
+  std::optional<RowMatrixXf> embeddings;  // (n, d_model) given directly (bare layer, .npy)
 };
 
 struct RunOptions {
   AttentionOptions attention;  // padding, causal (forced on for causal families), scale, stages
   std::vector<int> layers;     // layers to record; empty = all
+  bool logits = true;          // fill ModelRun.logits (needs the whole stack and the LM head)
 };
 
 struct LayerAttention {
