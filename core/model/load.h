@@ -20,7 +20,7 @@ struct AttentionLayerCandidate {
   std::string prefix;  // e.g. "encoder.layers.3.self_attn." ("" for a top-level layer)
   std::string layout;  // "tutorial" (w_q/w_k/w_v/w_o) or "torch_mha" (in_proj_weight, out_proj)
   int dModel = 0;
-  int heads = 0;  // from __metadata__ num_heads; 0 when unknown
+  int heads = 0;       // from __metadata__ num_heads; 0 when unknown
 };
 
 // Bare attention layers a tensor file holds (empty for full models and unknown files).

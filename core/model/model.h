@@ -24,8 +24,8 @@ struct ModelInfo {
 };
 
 struct ModelInput {
-  std::vector<Token> tokens;              // what the user typed, tokenized
-  std::optional<RowMatrixXf> embeddings;  // (n, d_model) given directly (bare layer, .npy)
+  std::vector<Token> tokens;                // what the user typed, tokenized
+  std::optional<RowMatrixXf> embeddings;    // (n, d_model) given directly (bare layer, .npy)
 };
 
 struct RunOptions {
