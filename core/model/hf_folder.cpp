@@ -110,6 +110,8 @@ LoadedModel loadHuggingFaceFolder(const std::string& dirName, const LoadOptions&
   loaded.model = std::shared_ptr<const Model>(holder, holder->model.get());
   if (!options.tokenizerPath.empty()) {
     loaded.tokenizer = loadTokenizerFile(options.tokenizerPath, config.vocab);
+    if (!loaded.tokenizer)
+      throw Error(options.tokenizerPath + ": not a tokenizer headmap can read");
   } else {
     loaded.tokenizer = loadTokenizerFromFolder(dirName);
   }

@@ -141,12 +141,17 @@ class Cursor {
 
 std::shared_ptr<const Tokenizer> findTokenizer(const std::string& path, const Header& h,
                                                const LoadOptions& options) {
-  if (!options.tokenizerPath.empty()) return loadTokenizerFile(options.tokenizerPath, h.vocab);
+  if (!options.tokenizerPath.empty()) {
+    auto tokenizer = loadTokenizerFile(options.tokenizerPath, h.vocab);
+    if (!tokenizer) throw Error(options.tokenizerPath + ": not a tokenizer headmap can read");
+    return tokenizer;
+  }
   const fs::path dir = fs::path(path).parent_path();
   const std::string candidates[] = {"tokenizer.bin", "tok" + std::to_string(h.vocab) + ".bin"};
   for (const std::string& name : candidates) {
     const fs::path p = dir / name;
-    if (fs::is_regular_file(p)) return loadTokenizerFile(p.string(), h.vocab);
+    if (!fs::is_regular_file(p)) continue;
+    if (auto tokenizer = loadTokenizerFile(p.string(), h.vocab)) return tokenizer;
   }
   return std::make_shared<IdsOnlyTokenizer>(
       h.vocab, path + ": no tokenizer found (looked for tokenizer.bin and tok" +

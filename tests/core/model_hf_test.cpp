@@ -2,8 +2,10 @@
 // scripts/fixtures/make_model_fixtures.py, plus the loaders' error messages.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "core/common/error.h"
 #include "core/io/npy.h"
@@ -41,6 +43,8 @@ void expectMatchesTorch(const std::string& folder) {
           w.values.data(), ref.values.data() + size_t(l) * w.values.size(), w.values.size());
       EXPECT_LE(diff, kTolerance) << folder << " case " << c.index << " layer " << l
                                   << ": max |diff| vs torch = " << diff;
+      std::printf("%s case %d layer %d: attention max |diff| vs torch %.3g\n", folder.c_str(),
+                  c.index, l, diff);
     }
     const std::string logitsPath = dir + "/logits_" + std::to_string(c.index) + ".npy";
     if (fs::exists(logitsPath)) {
@@ -50,6 +54,7 @@ void expectMatchesTorch(const std::string& folder) {
           test::maxAbsDiff(run.logits.data(), refLogits.values.data(), run.logits.size());
       EXPECT_LE(diff, kTolerance) << folder << " case " << c.index
                                   << ": logits max |diff| vs torch = " << diff;
+      std::printf("%s case %d: logits max |diff| vs torch %.3g\n", folder.c_str(), c.index, diff);
     } else {
       EXPECT_TRUE(run.logits.empty());
     }

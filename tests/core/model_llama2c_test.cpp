@@ -2,6 +2,7 @@
 // to a Hugging Face folder giving identical attention, and malformed headers.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -149,6 +150,7 @@ TEST(ModelLlama2c, ConvertedHuggingFaceFolderGivesTheSameAttention) {
     ASSERT_EQ(wa.size(), wb.size());
     const double diff = test::maxAbsDiff(wa.data(), wb.data(), wa.size());
     EXPECT_LE(diff, 1e-5) << "layer " << l << ": max |diff| llama2.c vs converted = " << diff;
+    std::printf("stories260K layer %zu: llama2.c vs converted HF max |diff| %.3g\n", l, diff);
   }
   ASSERT_EQ(a.logits.size(), b.logits.size());
   EXPECT_LE(test::maxAbsDiff(a.logits.data(), b.logits.data(), a.logits.size()), 1e-4);
