@@ -123,6 +123,8 @@ LoadedModel loadHuggingFaceFolder(const std::string& dirName, const LoadOptions&
                           "--ids");
   }
   loaded.sourcePath = dirName;
+  loaded.format = "huggingface (" + source->formatName() + ")";
+  loaded.tensors = source->tensors();
   return loaded;
 }
 

@@ -1,15 +1,11 @@
 #include "core/model/llama2c_model.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/mapped_file.h"
 #include "core/model/ids_tokenizer.h"
 #include "core/model/llama_model.h"
 #include "core/tokenize/load_tokenizer.h"
@@ -92,50 +88,34 @@ Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t 
   return h;
 }
 
-// The whole file, read-only memory-mapped; the shared_ptr unmaps when the last tensor goes.
-std::shared_ptr<const unsigned char> mapFile(const std::string& path, int64_t& size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(path + ": not a regular file");
-  }
-  size = st.st_size;
-  if (size == 0) {
-    ::close(fd);
-    throw Error(path + ": the file is empty");
-  }
-  void* p = ::mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) throw Error(path + ": cannot memory-map (" + std::strerror(errno) + ")");
-  const size_t len = size_t(size);
-  return std::shared_ptr<const unsigned char>(
-      static_cast<const unsigned char*>(p),
-      [len](const unsigned char* q) { ::munmap(const_cast<unsigned char*>(q), len); });
-}
-
 // Hands out consecutive float32 tensors of the mapped file.
 class Cursor {
  public:
-  explicit Cursor(std::shared_ptr<const unsigned char> file) : m_file(std::move(file)) {}
-  FloatTensor take(std::vector<int64_t> shape) {
+  Cursor(std::shared_ptr<const MappedFile> file, std::vector<TensorInfo>& listing)
+      : m_file(std::move(file)), m_listing(listing) {}
+  // Offsets were checked against the file size by parseHeader.
+  FloatTensor take(const std::string& name, std::vector<int64_t> shape) {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
-    const auto* data = reinterpret_cast<const float*>(m_file.get() + m_offset);
+    const auto* data = reinterpret_cast<const float*>(m_file->data() + m_offset);
     m_offset += 4 * n;
+    m_listing.push_back({name, DType::F32, shape});
     return FloatTensor(std::move(shape), data, m_file);
   }
   // Per-layer (rows, cols) slices of a (layers, rows, cols) block.
-  std::vector<FloatTensor> takeLayers(int layers, std::vector<int64_t> shape) {
+  std::vector<FloatTensor> takeLayers(const std::string& name, int layers,
+                                      std::vector<int64_t> shape) {
     std::vector<FloatTensor> out;
-    for (int l = 0; l < layers; ++l) out.push_back(take(shape));
+    for (int l = 0; l < layers; ++l) {
+      out.push_back(take("layers." + std::to_string(l) + "." + name, shape));
+    }
     return out;
   }
   void skip(int64_t floats) { m_offset += 4 * floats; }
 
  private:
-  std::shared_ptr<const unsigned char> m_file;
+  std::shared_ptr<const MappedFile> m_file;
+  std::vector<TensorInfo>& m_listing;  // what inspect shows, in file order
   int64_t m_offset = kHeaderBytes;
 };
 
@@ -179,26 +159,26 @@ bool looksLikeLlama2c(const std::string& path) {
 }
 
 LoadedModel loadLlama2c(const std::string& path, const LoadOptions& options) {
-  int64_t size = 0;
-  auto file = mapFile(path, size);
-  const Header h = parseHeader(path, file.get(), size);
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  const Header h = parseHeader(path, file->data(), static_cast<int64_t>(file->size()));
   const int64_t d = h.dim, kv = h.kvDim(), f = h.hidden, v = h.vocab;
 
-  Cursor c(file);
+  LoadedModel loaded;
+  Cursor c(file, loaded.tensors);
   LlamaWeights w;
-  w.embed = c.take({v, d});
-  auto rmsAtt = c.takeLayers(h.layers, {d});
-  auto wq = c.takeLayers(h.layers, {d, d});
-  auto wk = c.takeLayers(h.layers, {kv, d});
-  auto wv = c.takeLayers(h.layers, {kv, d});
-  auto wo = c.takeLayers(h.layers, {d, d});
-  auto rmsFfn = c.takeLayers(h.layers, {d});
-  auto w1 = c.takeLayers(h.layers, {f, d});
-  auto w2 = c.takeLayers(h.layers, {d, f});
-  auto w3 = c.takeLayers(h.layers, {f, d});
-  w.finalNorm = c.take({d});
+  w.embed = c.take("token_embedding", {v, d});
+  auto rmsAtt = c.takeLayers("rms_att", h.layers, {d});
+  auto wq = c.takeLayers("wq", h.layers, {d, d});
+  auto wk = c.takeLayers("wk", h.layers, {kv, d});
+  auto wv = c.takeLayers("wv", h.layers, {kv, d});
+  auto wo = c.takeLayers("wo", h.layers, {d, d});
+  auto rmsFfn = c.takeLayers("rms_ffn", h.layers, {d});
+  auto w1 = c.takeLayers("w1", h.layers, {f, d});
+  auto w2 = c.takeLayers("w2", h.layers, {d, f});
+  auto w3 = c.takeLayers("w3", h.layers, {f, d});
+  w.finalNorm = c.take("rms_final", {d});
   c.skip(int64_t(h.seqLen) * h.headSize());  // freq_cis: recomputed, not read
-  w.classifier = h.sharedClassifier ? w.embed : c.take({v, d});
+  w.classifier = h.sharedClassifier ? w.embed : c.take("wcls", {v, d});
   for (int l = 0; l < h.layers; ++l) {
     LlamaLayerWeights lw;
     lw.attnNorm = rmsAtt[l];
@@ -228,10 +208,10 @@ LoadedModel loadLlama2c(const std::string& path, const LoadOptions& options) {
   s.ropeTheta = 10000.0f;
   s.ropeLayout = RopeLayout::AdjacentPairs;
 
-  LoadedModel loaded;
   loaded.model = std::make_shared<LlamaModel>(std::move(s), std::move(w));
   loaded.tokenizer = findTokenizer(path, h, options);
   loaded.sourcePath = path;
+  loaded.format = "llama2c";
   return loaded;
 }
 
