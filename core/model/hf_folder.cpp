@@ -13,7 +13,7 @@
 #include "core/model/llama_model.h"
 #include "core/model/sharded_source.h"
 #include "core/model/tensor_fetch.h"
-#include "core/tokenize/load_tokenizer.h"
+#include "core/model/tokenizer_lookup.h"
 
 namespace headmap {
 
@@ -108,13 +108,9 @@ LoadedModel loadHuggingFaceFolder(const std::string& dirName, const LoadOptions&
   };
   auto holder = std::make_shared<Holder>(Holder{source, buildModel(config, *source, name)});
   loaded.model = std::shared_ptr<const Model>(holder, holder->model.get());
-  if (!options.tokenizerPath.empty()) {
-    loaded.tokenizer = loadTokenizerFile(options.tokenizerPath, config.vocab);
-    if (!loaded.tokenizer)
-      throw Error(options.tokenizerPath + ": not a tokenizer headmap can read");
-  } else {
-    loaded.tokenizer = loadTokenizerFromFolder(dirName);
-  }
+  loaded.tokenizer = options.tokenizerPath.empty()
+                         ? tokenizerFromFolder(dirName)
+                         : tokenizerFromFile(options.tokenizerPath, config.vocab);
   if (!loaded.tokenizer) {
     loaded.tokenizer = std::make_shared<IdsOnlyTokenizer>(
         config.vocab, dirName +

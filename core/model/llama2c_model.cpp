@@ -8,7 +8,7 @@
 #include "core/common/mapped_file.h"
 #include "core/model/ids_tokenizer.h"
 #include "core/model/llama_model.h"
-#include "core/tokenize/load_tokenizer.h"
+#include "core/model/tokenizer_lookup.h"
 
 namespace headmap {
 
@@ -121,17 +121,15 @@ class Cursor {
 
 std::shared_ptr<const Tokenizer> findTokenizer(const std::string& path, const Header& h,
                                                const LoadOptions& options) {
-  if (!options.tokenizerPath.empty()) {
-    auto tokenizer = loadTokenizerFile(options.tokenizerPath, h.vocab);
-    if (!tokenizer) throw Error(options.tokenizerPath + ": not a tokenizer headmap can read");
-    return tokenizer;
-  }
+  if (!options.tokenizerPath.empty()) return tokenizerFromFile(options.tokenizerPath, h.vocab);
   const fs::path dir = fs::path(path).parent_path();
-  const std::string candidates[] = {"tokenizer.bin", "tok" + std::to_string(h.vocab) + ".bin"};
+  std::vector<std::string> candidates;
+  if (tokenizerLoadersAvailable()) {
+    candidates = {"tokenizer.bin", "tok" + std::to_string(h.vocab) + ".bin"};
+  }
   for (const std::string& name : candidates) {
     const fs::path p = dir / name;
-    if (!fs::is_regular_file(p)) continue;
-    if (auto tokenizer = loadTokenizerFile(p.string(), h.vocab)) return tokenizer;
+    if (fs::is_regular_file(p)) return tokenizerFromFile(p.string(), h.vocab);
   }
   return std::make_shared<IdsOnlyTokenizer>(
       h.vocab, path + ": no tokenizer found (looked for tokenizer.bin and tok" +

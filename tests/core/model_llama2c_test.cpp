@@ -11,6 +11,7 @@
 #include "core/common/error.h"
 #include "core/model/hf_folder.h"
 #include "core/model/llama2c_model.h"
+#include "core/model/tokenizer_lookup.h"
 #include "tests/core/model_test_util.h"
 #include "tests/test_support.h"
 
@@ -60,6 +61,7 @@ TEST(ModelLlama2c, Stories260KGreedyTextWithTok512) {
   const std::string path = test::sharedModel("stories260K/stories260K.bin");
   const std::string tok = test::sharedModel("stories260K/tok512.bin");
   HEADMAP_SKIP_WITHOUT(path);
+  if (!tokenizerLoadersAvailable()) GTEST_SKIP() << "no tokenizer readers in this build";
   LoadOptions options;
   options.tokenizerPath = tok;
   const LoadedModel m = loadLlama2c(path, options);
