@@ -1,5 +1,6 @@
 #include "core/model/config.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/common/error.h"
@@ -132,6 +133,12 @@ void readLlama(const ConfigReader& r, const json& j, ModelConfig& c) {
   c.tieEmbeddings = r.boolean("tie_word_embeddings", false);
   c.act = parseActivation(r, "hidden_act", "silu");
   if (c.act != Activation::Silu) r.fail("hidden_act", "must be 'silu' for a Llama-family model");
+  // Sliding-window attention (Mistral; Qwen2 when use_sliding_window) only differs from full
+  // attention beyond the window: cap the positions there rather than compute something else.
+  const bool windowed = c.modelType == "mistral" || r.boolean("use_sliding_window", false);
+  if (windowed && r.has("sliding_window")) {
+    c.maxPositions = std::min(c.maxPositions, r.positiveInt({"sliding_window"}));
+  }
   if (r.has("rope_scaling")) {
     r.fail("rope_scaling", "is " + j.at("rope_scaling").dump() +
                                "; scaled rotary embeddings are not supported yet");
