@@ -109,7 +109,7 @@ LoadedModel loadHuggingFaceFolder(const std::string& dirName, const LoadOptions&
   auto holder = std::make_shared<Holder>(Holder{source, buildModel(config, *source, name)});
   loaded.model = std::shared_ptr<const Model>(holder, holder->model.get());
   loaded.tokenizer = options.tokenizerPath.empty()
-                         ? tokenizerFromFolder(dirName)
+                         ? tokenizerFromFolder(dirName, config.vocab)
                          : tokenizerFromFile(options.tokenizerPath, config.vocab);
   if (!loaded.tokenizer) {
     loaded.tokenizer = std::make_shared<IdsOnlyTokenizer>(

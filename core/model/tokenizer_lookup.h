@@ -37,11 +37,12 @@ inline std::shared_ptr<const Tokenizer> tokenizerFromFile(const std::string& pat
 }
 
 // The tokenizer files of a model folder; nullptr when there are none.
-inline std::shared_ptr<const Tokenizer> tokenizerFromFolder(const std::string& dir) {
+inline std::shared_ptr<const Tokenizer> tokenizerFromFolder(const std::string& dir, int vocab) {
 #ifdef HEADMAP_HAVE_TOKENIZER_LOADERS
-  return loadTokenizerFromFolder(dir);
+  return loadTokenizerFromFolder(dir, vocab);
 #else
   (void)dir;
+  (void)vocab;
   return nullptr;
 #endif
 }
