@@ -573,9 +573,12 @@ class TensorWalker {
 
   void walk(size_t index, const std::string& path, int depth) {
     if (depth > kMaxDepth) throw Error(m_context + ": values nested deeper than 64 levels");
-    if (++m_visits > kMaxPickleNodes) {
-      throw Error(m_context + ": more than " + std::to_string(kMaxPickleNodes) +
-                  " values visited (shared containers nested in a loop?)");
+    // A tree visits each value once; memo sharing may repeat some (the same state dict under two
+    // keys), but 2^depth repeats is a crafted file. The budget keeps the walk linear in the input.
+    if (++m_visits > 4 * m_tree.nodes.size() + 1024) {
+      throw Error(m_context + ": more than " + std::to_string(4 * m_tree.nodes.size() + 1024) +
+                  " values visited for " + std::to_string(m_tree.nodes.size()) +
+                  " pickled (shared containers nested in a loop?)");
     }
     const PickleNode& n = m_tree.nodes[index];
     switch (n.kind) {

@@ -84,8 +84,8 @@ struct NamedTensorRef {
 //     {"model": sd, "optimizer": ..., "epoch": 3} gives sd's names, optimizer moments are ignored.
 //     Otherwise every tensor of the tree is listed under its full path.
 //  2. When every name then starts with "module." (nn.DataParallel / DDP), that prefix is dropped.
-// Non-tensor leaves are ignored. Nesting beyond 64 levels, more than kMaxPickleNodes visits
-// (shared memo entries) or a name given twice throws headmap::Error.
+// Non-tensor leaves are ignored. Nesting beyond 64 levels, more than 4 visits per pickled value
+// (memo entries shared in a loop) or a name given twice throws headmap::Error.
 std::vector<NamedTensorRef> stateDictTensors(const PickleTree& tree, const std::string& context);
 
 }  // namespace headmap
