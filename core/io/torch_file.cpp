@@ -2,8 +2,10 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <unordered_map>
@@ -23,6 +25,7 @@ constexpr uint64_t kMaxPickleBytes = uint64_t{1} << 30;
 constexpr uint64_t kMaxDeflateRatio = 1032;
 // A view may repeat storage elements (stride 0); beyond this many elements it must not.
 constexpr int64_t kMaxBroadcastNumel = int64_t{1} << 24;
+constexpr uint64_t kReadChunk = uint64_t{16} << 20;
 
 std::string legacyMessage(const std::string& path) {
   return path +
@@ -113,8 +116,12 @@ bool addOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_add_ove
 
 class TorchSource : public TensorSource {
  public:
-  TorchSource(std::string path, ZipHandle zip, std::shared_ptr<const std::vector<uint8_t>> bytes)
-      : m_path(std::move(path)), m_bytes(std::move(bytes)), m_zip(std::move(zip)) {
+  TorchSource(std::string path, ZipHandle zip, std::shared_ptr<const std::vector<uint8_t>> bytes,
+              uint64_t archiveSize)
+      : m_path(std::move(path)),
+        m_bytes(std::move(bytes)),
+        m_zip(std::move(zip)),
+        m_archiveSize(archiveSize) {
     findRecords();
     checkByteOrder();
     std::vector<uint8_t> pkl = readEntry(m_prefix + "data.pkl", kMaxPickleBytes);
@@ -222,16 +229,23 @@ class TorchSource : public TensorSource {
     return st;
   }
 
+  // Sizes in zip headers are claims: a record cannot be stored in more bytes than the archive
+  // has, nor inflate beyond deflate's ratio, and memory grows only with bytes actually read.
   std::vector<uint8_t> readEntry(const std::string& name, uint64_t maxBytes) const {
     zip_stat_t st = statEntry(name);
     if (st.size > maxBytes) {
       throw Error(m_path + ": record '" + name + "' is " + std::to_string(st.size) +
                   " bytes, more than the " + std::to_string(maxBytes) + " expected");
     }
-    if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_size < st.size &&
-        st.size > st.comp_size * kMaxDeflateRatio + 1024) {
+    uint64_t stored = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : st.size;
+    if (stored > m_archiveSize) {
+      throw Error(m_path + ": record '" + name + "' claims " + std::to_string(stored) +
+                  " stored bytes, the archive has " + std::to_string(m_archiveSize) +
+                  " (truncated or corrupt archive?)");
+    }
+    if (stored < st.size && st.size > stored * kMaxDeflateRatio + 1024) {
       throw Error(m_path + ": record '" + name + "' claims " + std::to_string(st.size) +
-                  " bytes from " + std::to_string(st.comp_size) + " compressed");
+                  " bytes from " + std::to_string(stored) + " compressed");
     }
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
         zip_fopen_index(m_zip.get(), st.index, 0), zip_fclose);
@@ -239,9 +253,19 @@ class TorchSource : public TensorSource {
       throw Error(m_path + ": cannot read record '" + name +
                   "' (libzip: " + zip_strerror(m_zip.get()) + ")");
     }
-    std::vector<uint8_t> data(static_cast<size_t>(st.size));
-    zip_int64_t got = data.empty() ? 0 : zip_fread(file.get(), data.data(), data.size());
-    if (got != static_cast<zip_int64_t>(data.size())) {
+    std::vector<uint8_t> data;
+    zip_int64_t got = 0;
+    while (static_cast<uint64_t>(got) < st.size) {
+      size_t chunk = static_cast<size_t>(std::min<uint64_t>(st.size - got, kReadChunk));
+      data.resize(got + chunk);
+      zip_int64_t n = zip_fread(file.get(), data.data() + got, chunk);
+      if (n <= 0) {
+        if (n < 0) got = -1;
+        break;
+      }
+      got += n;
+    }
+    if (got != static_cast<zip_int64_t>(st.size)) {
       throw Error(m_path + ": record '" + name + "' should hold " + std::to_string(st.size) +
                   " bytes, " +
                   (got < 0 ? std::string("reading failed (") + zip_file_strerror(file.get()) + ")"
@@ -292,6 +316,7 @@ class TorchSource : public TensorSource {
   // Declared before m_zip so an in-memory archive's buffer outlives the zip handle reading it.
   std::shared_ptr<const std::vector<uint8_t>> m_bytes;
   ZipHandle m_zip;
+  uint64_t m_archiveSize;
   std::string m_prefix;
   std::vector<TensorInfo> m_infos;
   std::vector<PickleTensorRef> m_refs;
@@ -332,7 +357,9 @@ std::unique_ptr<TensorSource> openTorchFile(const std::string& path) {
     throw Error(path + ": not a readable zip archive (libzip: " + zipErrorText(&error) +
                 "); a truncated download or not a torch.save file?");
   }
-  return std::make_unique<TorchSource>(path, ZipHandle(zip), nullptr);
+  std::error_code ec;
+  uint64_t size = std::filesystem::file_size(path, ec);
+  return std::make_unique<TorchSource>(path, ZipHandle(zip), nullptr, ec ? 0 : size);
 }
 
 std::unique_ptr<TensorSource> openTorchBytes(std::vector<uint8_t> bytes, const std::string& name) {
@@ -349,7 +376,8 @@ std::unique_ptr<TensorSource> openTorchBytes(std::vector<uint8_t> bytes, const s
     throw Error(name + ": not a readable zip archive (libzip: " + zipErrorText(&error) + ")");
   }
   zip_error_fini(&error);
-  return std::make_unique<TorchSource>(name, ZipHandle(zip), std::move(owned));
+  uint64_t size = owned->size();
+  return std::make_unique<TorchSource>(name, ZipHandle(zip), std::move(owned), size);
 }
 
 }  // namespace headmap

@@ -194,3 +194,17 @@ TEST(TorchFileHostile, SafetensorsIsNotATorchArchive) {
 
 }  // namespace
 }  // namespace headmap
+
+namespace headmap {
+namespace {
+
+// Inputs the fuzzers found (tests/fixtures/torch/fuzz/), each now refused quickly with a message.
+TEST(TorchFileFuzzRegression, StoredRecordClaimingMoreThanTheArchive) {
+  // A 282-byte archive whose data.pkl header claims 671 MB: was allocated before reading (slow
+  // unit, 1.1 GB RSS under ASan).
+  expectRefused("fuzz/zip_stored_size_claim.pt",
+                {"record 'archive/data.pkl' claims 738197548 stored bytes", "archive has 282"});
+}
+
+}  // namespace
+}  // namespace headmap
