@@ -1,5 +1,6 @@
 // libFuzzer target for whole torch.save archives: zip layout, records, pickle, storage checks and
-// the strided gather of every tensor. Seeds: tests/fixtures/torch/*.pt.
+// the strided gather of every tensor. Seeds: tests/fixtures/torch/*.pt and fuzz/*.pt, e.g.
+//   build-fuzz/fuzz/fuzz_torch_zip -max_total_time=600 -max_len=70000 corpus tests/fixtures/torch
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -11,7 +11,6 @@
 #include <unordered_map>
 
 #include "core/common/error.h"
-#include "core/io/pickle.h"
 
 namespace headmap {
 namespace {
@@ -378,6 +377,119 @@ std::unique_ptr<TensorSource> openTorchBytes(std::vector<uint8_t> bytes, const s
   zip_error_fini(&error);
   uint64_t size = owned->size();
   return std::make_unique<TorchSource>(name, ZipHandle(zip), std::move(owned), size);
+}
+
+}  // namespace headmap
+
+namespace headmap {
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+class TensorWalker {
+ public:
+  TensorWalker(const PickleTree& tree, const std::string& context)
+      : m_tree(tree), m_context(context) {}
+
+  void walk(size_t index, const std::string& path, int depth) {
+    if (depth > kMaxDepth) throw Error(m_context + ": values nested deeper than 64 levels");
+    // A tree visits each value once; memo sharing may repeat some (the same state dict under two
+    // keys), but 2^depth repeats is a crafted file. The budget keeps the walk linear in the input.
+    if (++m_visits > 4 * m_tree.nodes.size() + 1024) {
+      throw Error(m_context + ": more than " + std::to_string(4 * m_tree.nodes.size() + 1024) +
+                  " values visited for " + std::to_string(m_tree.nodes.size()) +
+                  " pickled (shared containers nested in a loop?)");
+    }
+    const PickleNode& n = m_tree.nodes[index];
+    switch (n.kind) {
+      case PickleKind::Tensor:
+        found.push_back({path.empty() ? "tensor" : path, m_tree.refs[n.ref]});
+        return;
+      case PickleKind::Dict:
+        for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+          std::string key;
+          if (keyText(n.items[i], &key)) walk(n.items[i + 1], join(path, key), depth + 1);
+        }
+        return;
+      case PickleKind::List:
+      case PickleKind::Tuple:
+        for (size_t i = 0; i < n.items.size(); ++i) {
+          walk(n.items[i], join(path, std::to_string(i)), depth + 1);
+        }
+        return;
+      default:
+        return;  // plain values: epoch numbers, hyper-parameters...
+    }
+  }
+
+  bool keyText(size_t index, std::string* key) const {
+    const PickleNode& k = m_tree.nodes[index];
+    if (k.kind == PickleKind::String) {
+      *key = k.text;
+    } else if (k.kind == PickleKind::Int) {
+      *key = std::to_string(k.intValue);
+    } else {
+      return false;  // tuple or float keys hold no state-dict entry
+    }
+    return true;
+  }
+
+  std::vector<NamedTensorRef> found;
+
+ private:
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  const PickleTree& m_tree;
+  const std::string& m_context;
+  size_t m_visits = 0;
+};
+
+bool dictHasDirectTensor(const PickleTree& tree, const PickleNode& dict) {
+  for (size_t i = 1; i < dict.items.size(); i += 2) {
+    if (tree.nodes[dict.items[i]].kind == PickleKind::Tensor) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<NamedTensorRef> stateDictTensors(const PickleTree& tree, const std::string& context) {
+  static const char* kWrappers[] = {
+      "state_dict", "model_state_dict", "model_state", "model", "module",
+      "net",        "network",          "params"};
+  std::vector<NamedTensorRef> tensors;
+  const PickleNode& root = tree.nodes.at(tree.root);
+  if (root.kind == PickleKind::Dict && !dictHasDirectTensor(tree, root)) {
+    for (const char* wrapper : kWrappers) {
+      for (size_t i = 0; i + 1 < root.items.size() && tensors.empty(); i += 2) {
+        const PickleNode& key = tree.nodes[root.items[i]];
+        if (key.kind != PickleKind::String || key.text != wrapper) continue;
+        TensorWalker walker(tree, context);
+        walker.walk(root.items[i + 1], "", 1);
+        tensors = std::move(walker.found);
+      }
+      if (!tensors.empty()) break;
+    }
+  }
+  if (tensors.empty()) {
+    TensorWalker walker(tree, context);
+    walker.walk(tree.root, "", 0);
+    tensors = std::move(walker.found);
+  }
+  const std::string kParallel = "module.";
+  bool allParallel = !tensors.empty();
+  for (const auto& t : tensors) allParallel = allParallel && t.name.rfind(kParallel, 0) == 0;
+  if (allParallel) {
+    for (auto& t : tensors) t.name.erase(0, kParallel.size());
+  }
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!seen.emplace(tensors[i].name, i).second) {
+      throw Error(context + ": tensor name '" + tensors[i].name + "' appears twice");
+    }
+  }
+  return tensors;
 }
 
 }  // namespace headmap

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/io/torch_file.h"
 
 namespace headmap {
 namespace {
