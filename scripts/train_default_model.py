@@ -322,7 +322,7 @@ def load_model(folder):
 # ---------------------------------------------------------------------------------------------
 def make_example(rng, tok, vocab_size, length):
     kind = rng.random()
-    if kind < 0.6:
+    if kind < 0.4:
         ids = []
         while len(ids) < length:
             ids += tok.encode((" " if ids else "") + make_story(rng, rng.randint(3, 8)))
@@ -346,7 +346,7 @@ def make_example(rng, tok, vocab_size, length):
 # are guided by an auxiliary loss towards the textbook patterns, and the language-modelling loss
 # decides what each of them carries. The remaining heads are free.
 GUIDED_HEADS = {(0, 0): "previous-token", (0, 1): "first-token", (1, 0): "induction"}
-GUIDE_WEIGHT = 0.5
+GUIDE_WEIGHT = 1.0
 
 
 def guide_targets(ids):
@@ -377,9 +377,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--out", default=os.path.join(here, "..", "resources", "default_model"))
-    ap.add_argument("--steps", type=int, default=700)
+    ap.add_argument("--steps", type=int, default=1200)
     ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--lr", type=float, default=5e-3)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
