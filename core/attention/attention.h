@@ -46,12 +46,12 @@ struct HeadMaps {
 };
 
 struct AttentionResult {
-  HeadMaps weights;  // softmax: (heads, q, k); rows sum to 1 over unmasked keys
-  HeadMaps raw;      // q kᵀ (only with keepStages)
-  HeadMaps scaled;   // q kᵀ / √d_k (or raw when scale is off)
-  HeadMaps masked;   // scaled with -inf at masked cells
-  RowMatrixXf context;             // (q, heads * d_k): per-head weights · V, heads concatenated
-  RowMatrixXf output;              // (q, d_model): context · W_oᵀ + b_o (multiHeadAttention only)
+  HeadMaps weights;     // softmax: (heads, q, k); rows sum to 1 over unmasked keys
+  HeadMaps raw;         // q kᵀ (only with keepStages)
+  HeadMaps scaled;      // q kᵀ / √d_k (or raw when scale is off)
+  HeadMaps masked;      // scaled with -inf at masked cells
+  RowMatrixXf context;  // (q, heads * d_k): per-head weights · V, heads concatenated
+  RowMatrixXf output;   // (q, d_model): context · W_oᵀ + b_o (multiHeadAttention only)
   std::vector<uint8_t> fullyMasked;  // (q): 1 when every key of that query row is masked
   std::vector<uint8_t> keyMask;      // (q, k) row-major: 1 = masked cell (causal or padding)
 };

@@ -16,6 +16,11 @@ std::string dtypeName(DType dtype) {
     case DType::I8: return "I8";
     case DType::U8: return "U8";
     case DType::Bool: return "BOOL";
+    case DType::U16: return "U16";
+    case DType::U32: return "U32";
+    case DType::U64: return "U64";
+    case DType::F8_E4M3: return "F8_E4M3";
+    case DType::F8_E5M2: return "F8_E5M2";
   }
   return "?";
 }
@@ -23,15 +28,20 @@ std::string dtypeName(DType dtype) {
 int dtypeSize(DType dtype) {
   switch (dtype) {
     case DType::F64:
-    case DType::I64: return 8;
+    case DType::I64:
+    case DType::U64: return 8;
     case DType::F32:
-    case DType::I32: return 4;
+    case DType::I32:
+    case DType::U32: return 4;
     case DType::F16:
     case DType::BF16:
-    case DType::I16: return 2;
+    case DType::I16:
+    case DType::U16: return 2;
     case DType::I8:
     case DType::U8:
-    case DType::Bool: return 1;
+    case DType::Bool:
+    case DType::F8_E4M3:
+    case DType::F8_E5M2: return 1;
   }
   return 1;
 }

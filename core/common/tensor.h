@@ -14,7 +14,9 @@ using RowMatrixMap = Eigen::Map<RowMatrixXf>;
 using ConstRowMatrixMap = Eigen::Map<const RowMatrixXf>;
 using VectorXf = Eigen::VectorXf;
 
-enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool };
+// U16..F8_E5M2 exist so loaders can list such tensors; they cannot be loaded as float32.
+enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool,
+                   U16, U32, U64, F8_E4M3, F8_E5M2 };
 
 std::string dtypeName(DType dtype);
 int dtypeSize(DType dtype);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/attention_layers.h"  // AttentionLayerCandidate
 #include "core/model/model.h"
 
 namespace headmap {
@@ -14,13 +15,6 @@ struct LoadOptions {
   int heads = 0;              // head count for a bare layer when the file does not store it
   std::string layer;          // which attention layer of a bare file: prefix or index; "" = first
   std::string tokenizerPath;  // explicit tokenizer file (e.g. tok512.bin for a llama2.c model)
-};
-
-struct AttentionLayerCandidate {
-  std::string prefix;  // e.g. "encoder.layers.3.self_attn." ("" for a top-level layer)
-  std::string layout;  // "tutorial" (w_q/w_k/w_v/w_o) or "torch_mha" (in_proj_weight, out_proj)
-  int dModel = 0;
-  int heads = 0;       // from __metadata__ num_heads; 0 when unknown
 };
 
 // Bare attention layers a tensor file holds (empty for full models and unknown files).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/attention/attention.h"
+#include "core/io/tensor_source.h"
 #include "core/tokenize/tokenizer.h"
 
 namespace headmap {
@@ -56,6 +57,10 @@ struct LoadedModel {
   std::shared_ptr<const Model> model;
   std::shared_ptr<const Tokenizer> tokenizer;
   std::string sourcePath;
+  // For inspect: the weight format ("safetensors", "huggingface", "llama2c", ...) and every
+  // tensor the weight file(s) hold; loaders fill them when they can (empty = unknown).
+  std::string format;
+  std::vector<TensorInfo> tensors;
 };
 
 }  // namespace headmap

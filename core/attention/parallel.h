@@ -1,0 +1,21 @@
+#pragma once
+// A minimal fork-join over a few std::threads, for the attention kernels: the machine this targets
+// has 2 cores, so at most hardware_concurrency() threads run (the caller's thread is one of them)
+// and small jobs stay on the calling thread, where a thread start would cost more than the work.
+#include <functional>
+
+namespace headmap {
+
+// Upper bound on threads for compute (default: std::thread::hardware_concurrency(), at least 1).
+// n <= 0 restores the default. Not thread-safe against concurrent compute calls.
+void setComputeThreads(int n);
+int computeThreads();
+
+// How many threads a job of `flops` floating-point operations should use (1 below ~4 MFLOP).
+int projectionThreads(double flops);
+
+// Calls fn(i) for i in [0, count), spread over projectionThreads(flops) threads. Rethrows the
+// first exception a call threw, after every thread has finished.
+void parallelFor(int count, double flops, const std::function<void(int)>& fn);
+
+}  // namespace headmap
