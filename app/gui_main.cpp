@@ -8,7 +8,9 @@
 #include <cstdio>
 
 #include "ui/app_settings.h"
+#include "ui/controls_panel.h"
 #include "ui/main_window.h"
+#include "ui/resources_init.h"
 
 using headmap::ui::HeadMode;
 using headmap::ui::MainWindow;
@@ -26,6 +28,7 @@ int main(int argc, char** argv) {
   QElapsedTimer startup;
   startup.start();
   QApplication app(argc, argv);
+  headmap::ui::initResources();
   QApplication::setApplicationName("headmap");
   QApplication::setOrganizationName("headmap");
   QApplication::setApplicationVersion(HEADMAP_VERSION);

@@ -90,8 +90,8 @@ void HeatmapView::buildPlot() {
   m_rect = new QCPAxisRect(m_plot);
   m_plot->plotLayout()->addElement(1, 0, m_rect);
   m_map = new QCPColorMap(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
-  m_map->setInterpolate(false);   // one flat cell per (query, key)
-  m_map->setTightBoundary(true);  // the data range is the cell edges, cells centred on integers
+  m_map->setInterpolate(false);  // one flat cell per (query, key)
+  // Not setTightBoundary: it halves the outer cells. The data range holds the cell centres.
   m_hatch = new MaskHatchLayer(m_plot, m_rect);
   m_rect->axis(QCPAxis::atLeft)->setRangeReversed(true);  // row 0 at the top, as imshow
   for (auto* axis : {m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft)}) {
@@ -138,10 +138,15 @@ void HeatmapView::setData(HeatmapData data) {
   const bool labelsChanged = data.queryLabels != m_data.queryLabels ||
                              data.keyLabels != m_data.keyLabels || data.title != m_data.title;
   m_data = std::move(data);
+  // QCPColorMap draws a 1-cell dimension with zero extent: store such a dimension as two
+  // half-width cells of the same value (centres ±0.25 cover -0.5..0.5).
+  const int keyCells = m_data.k == 1 ? 2 : m_data.k;
+  const int valueCells = m_data.q == 1 ? 2 : m_data.q;
   QCPColorMapData* cells = m_map->data();
-  if (cells->keySize() != m_data.k || cells->valueSize() != m_data.q)
-    cells->setSize(m_data.k, m_data.q);
-  cells->setRange(QCPRange(-0.5, m_data.k - 0.5), QCPRange(-0.5, m_data.q - 0.5));
+  if (cells->keySize() != keyCells || cells->valueSize() != valueCells)
+    cells->setSize(keyCells, valueCells);
+  cells->setRange(m_data.k == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.k - 1),
+                  m_data.q == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.q - 1));
   const float nan = std::numeric_limits<float>::quiet_NaN();
   float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
   m_nonFinite = 0;
@@ -158,6 +163,9 @@ void HeatmapView::setData(HeatmapData data) {
         hi = std::max(hi, v);
       }
       cells->setCell(col, row, v);
+      if (m_data.k == 1) cells->setCell(1, row, v);
+      if (m_data.q == 1) cells->setCell(col, 1, v);
+      if (m_data.k == 1 && m_data.q == 1) cells->setCell(1, 1, v);
     }
   }
   QCPRange range(0, 1);

@@ -26,12 +26,14 @@
 #include "ui/frame_maps.h"
 #include "ui/head_grid_view.h"
 #include "ui/heatmap_view.h"
+#include "ui/resources_init.h"
 #include "ui/token_chips_widget.h"
 
 namespace headmap::ui {
 
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
     : QMainWindow(parent), m_settings(settings) {
+  initResources();
   if (m_settings) {
     QStringList notices;
     m_state = m_settings->load(&notices);

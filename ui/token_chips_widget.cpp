@@ -49,6 +49,7 @@ void TokenChipsWidget::setTokens(const std::vector<Token>& tokens) {
     chip->setCheckable(true);
     chip->setStyleSheet(kChipStyle);
     chip->setFocusPolicy(Qt::NoFocus);
+    chip->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);  // scroll rather than squeeze
     const int position = int(m_chips.size());
     connect(chip, &QToolButton::clicked, this, [this, position](bool checked) {
       if (checked)
