@@ -279,7 +279,7 @@ void MainWindow::showNotice(const QString& text) {
 }
 
 QString MainWindow::noticeText() const {
-  return m_notice->isVisible() ? m_notice->text() : QString();
+  return m_notice->isHidden() ? QString() : m_notice->text();
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {

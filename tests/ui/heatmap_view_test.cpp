@@ -46,13 +46,15 @@ class HeatmapViewTest : public QObject {
     auto* map = qobject_cast<QCPColorMap*>(view.plot()->plottable(0));
     QVERIFY(map);
     QVERIFY(std::isnan(map->data()->cell(2, 0)));
-    QCOMPARE(map->data()->cell(1, 1), 0.8);
+    QCOMPARE(float(map->data()->cell(1, 1)), 0.8f);
     QCOMPARE(view.nonFiniteCount(), 0);
   }
 
   void rowZeroIsAtTheTop() {
     HeatmapView view;
     view.resize(400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.setData(sample());
     QCPAxis* y = view.plot()->axisRect()->axis(QCPAxis::atLeft);
     QVERIFY(y->rangeReversed());

@@ -121,7 +121,7 @@ class MainWindowTest : public QObject {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("this is not a safetensors file");
     f.close();
-    QSignalSpy errors(m_window, &MainWindow::errorReported);
+    QSignalSpy errors(m_window.get(), &MainWindow::errorReported);
     QVERIFY(!m_window->openPath(bad));
     QCOMPARE(errors.count(), 1);
     QVERIFY2(errors.first().first().toString().contains("broken.safetensors"),
@@ -193,7 +193,7 @@ class MainWindowTest : public QObject {
     QFile f(blocker);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.close();
-    QSignalSpy errors(m_window, &MainWindow::errorReported);
+    QSignalSpy errors(m_window.get(), &MainWindow::errorReported);
     for (const QString& name : {"a.png", "a.svg", "a.pdf"})
       QVERIFY(!m_window->exportImageTo(blocker + '/' + name));
     QVERIFY(!m_window->exportDataTo(blocker + "/a.csv"));
