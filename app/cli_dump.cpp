@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "app/cli_aggregate.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "core/common/atomic_file.h"
@@ -80,16 +81,17 @@ std::string tokensJson(const std::vector<Token>& tokens, const AttentionOptions&
 
 ArgSpec dumpSpec() {
   ArgSpec spec("dump",
-               "Compute the attention of MODEL on the given tokens and write the per-head maps\n"
-               "as a float32 C-order .npy of shape (layers, heads, q, k); layers is 1 for a bare\n"
-               "attention layer or with --layer on a full model.");
+               "Write the per-head attention maps of MODEL for some tokens to a .npy file.\n"
+               "The array is float32, C order, of shape (layers, heads, q, k); layers is 1 for\n"
+               "a bare attention layer, or for a full model with --layer.");
   spec.positional("MODEL", "weight file (.safetensors, torch.save), model folder or llama2.c .bin");
   addInputOptions(spec);
   addModelOptions(spec);
   addMaskOptions(spec);
+  addAggregateOption(spec);
   spec.option("--stage", "STAGE",
-              "softmax (default): attention weights; scores: raw Q·Kᵀ; scaled: Q·Kᵀ/sqrt(d_k);\n"
-              "masked: scaled with -inf at masked cells")
+              "which scores to write: softmax (default) the attention weights;\n"
+              "scores raw Q·Kᵀ; scaled Q·Kᵀ/sqrt(d_k); masked: scaled, -inf where masked")
       .option("--out", "OUT.npy", "where to write the maps (required)")
       .option("--tokens-out", "T.json",
               "also write the tokens: ids, pieces, display strings, padded positions")
@@ -108,6 +110,7 @@ int runDump(const Args& args) {
     throw UsageError("--out and --tokens-out name the same file");
   }
   const Stage stage = parseStage(args.get("--stage", "softmax"));
+  const Aggregate aggregate = aggregateFrom(args, stage == Stage::Softmax);
   // Check the cheap options before loading a possibly large model.
   args.getIntList("--ids", 0, std::numeric_limits<int>::max());
   LoadOptions loadOptions = loadOptionsFrom(args);
@@ -119,11 +122,12 @@ int runDump(const Args& args) {
   RunOptions runOptions;
   runOptions.attention = attentionOptionsFrom(args, n);
   runOptions.attention.keepStages = stage != Stage::Softmax;
-  runOptions.layers = recordedLayersFrom(args, loaded.model->info());
+  runOptions.layers = aggregateLayers(aggregate, recordedLayersFrom(args, loaded.model->info()));
 
   ModelRun run = loaded.model->run(input, runOptions);
   std::vector<int64_t> shape;
-  std::vector<float> values = stack(run, stage, shape);
+  std::vector<float> values = aggregate == Aggregate::None ? stack(run, stage, shape)
+                                                           : aggregateMaps(run, aggregate, shape);
 
   writeNpy(out, shape, values.data());
   if (!tokensOut.empty()) {
