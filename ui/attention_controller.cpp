@@ -1,0 +1,127 @@
+#include "ui/attention_controller.h"
+
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+
+#include "core/common/error.h"
+
+namespace headmap::ui {
+
+AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
+                            const ComputeOptions& options, quint64 generation) {
+  AttentionFrame frame;
+  frame.generation = generation;
+  frame.options = options;
+  QElapsedTimer timer;
+  timer.start();
+  try {
+    if (!model.model || !model.tokenizer) throw Error("no model is loaded");
+    frame.tokens = model.tokenizer->encode(text.toStdString());
+    const ModelInfo info = model.model->info();
+    size_t limit = AttentionController::kMaxTokens;
+    if (info.maxPositions > 0) limit = std::min(limit, size_t(info.maxPositions));
+    if (frame.tokens.size() > limit) {
+      frame.notice = QObject::tr("Showing the first %1 of %2 tokens (the %3 limit)")
+                         .arg(limit)
+                         .arg(frame.tokens.size())
+                         .arg(info.maxPositions > 0 && size_t(info.maxPositions) == limit
+                                  ? QObject::tr("model's")
+                                  : QObject::tr("display"));
+      frame.tokens.resize(limit);
+    }
+    if (frame.tokens.empty()) {
+      frame.error = QObject::tr("Type a sentence to see its attention");
+      return frame;
+    }
+    RunOptions run;
+    run.attention.causal = options.causal;
+    for (int p : options.paddedKeys)
+      if (p < int(frame.tokens.size())) run.attention.paddedKeys.push_back(p);
+    run.attention.scale = options.scale;
+    run.attention.keepStages = options.stage != ScoreStage::Softmax;
+    run.layers = {std::clamp(options.layer, 0, std::max(0, info.layers - 1))};
+    ModelInput input;
+    input.tokens = frame.tokens;
+    ModelRun result = model.model->run(input, run);
+    if (result.layers.empty()) throw Error("the model returned no attention layer");
+    frame.layer = std::move(result.layers.front());
+  } catch (const std::exception& e) {
+    frame.error = QString::fromStdString(e.what());
+  }
+  frame.computeMs = timer.nsecsElapsed() / 1e6;
+  return frame;
+}
+
+AttentionController::AttentionController(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<AttentionFrame>();
+  m_debounce.setSingleShot(true);
+  connect(&m_debounce, &QTimer::timeout, this, &AttentionController::start);
+}
+
+AttentionController::~AttentionController() {
+  if (m_watcher) m_watcher->waitForFinished();
+}
+
+void AttentionController::setModel(const LoadedModel& model) {
+  m_model = model;
+  schedule(0);
+}
+
+void AttentionController::setText(const QString& text) {
+  if (text == m_text) return;
+  m_text = text;
+  schedule(kDebounceMs);
+}
+
+void AttentionController::setOptions(const ComputeOptions& options) {
+  if (options == m_options) return;
+  m_options = options;
+  schedule(0);
+}
+
+void AttentionController::schedule(int delayMs) {
+  ++m_generation;
+  m_debounce.start(delayMs);
+}
+
+bool AttentionController::busy() const {
+  return m_debounce.isActive() || m_pending || m_delivered != m_generation;
+}
+
+void AttentionController::start() {
+  if (m_watcher) {  // one job at a time: the newest request runs when this one finishes
+    m_pending = true;
+    return;
+  }
+  m_pending = false;
+  m_watcher = new QFutureWatcher<AttentionFrame>(this);
+  connect(m_watcher, &QFutureWatcher<AttentionFrame>::finished, this,
+          &AttentionController::onFinished);
+  m_watcher->setFuture(QtConcurrent::run(computeFrame, m_model, m_text, m_options, m_generation));
+}
+
+void AttentionController::onFinished() {
+  AttentionFrame frame = m_watcher->result();
+  m_watcher->deleteLater();
+  m_watcher = nullptr;
+  if (m_pending || frame.generation != m_generation) {
+    if (!m_debounce.isActive()) start();  // stale: drop it and run the newest request
+    return;
+  }
+  m_delivered = frame.generation;
+  emit frameReady(frame);
+}
+
+bool AttentionController::waitForIdle(int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (busy()) {
+    if (timer.elapsed() > timeoutMs) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+  }
+  return true;
+}
+
+}  // namespace headmap::ui

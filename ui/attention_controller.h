@@ -1,0 +1,74 @@
+#pragma once
+// Runs Model::run off the GUI thread. Text edits are debounced (~100 ms); a newer request
+// supersedes an older one: at most one computation runs, and results of stale generations are
+// dropped, so the window never waits for a sentence the user has already changed.
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <memory>
+#include <vector>
+
+#include "core/model/model.h"
+#include "ui/view_options.h"
+
+template <typename T>
+class QFutureWatcher;
+
+namespace headmap::ui {
+
+struct AttentionFrame {
+  quint64 generation = 0;
+  std::vector<Token> tokens;
+  LayerAttention layer;  // the selected layer only
+  ComputeOptions options;
+  double computeMs = 0;
+  QString error;   // the model's refusal (empty text, too many tokens, bad ids)
+  QString notice;  // e.g. tokens truncated to the model's limit
+  bool ok() const { return error.isEmpty(); }
+};
+
+class AttentionController : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kDebounceMs = 100;
+  static constexpr int kMaxTokens = 1024;  // beyond this a heatmap is unreadable and n² grows fast
+
+  explicit AttentionController(QObject* parent = nullptr);
+  ~AttentionController() override;
+
+  void setModel(const LoadedModel& model);         // recomputes at once
+  void setText(const QString& text);               // debounced
+  void setOptions(const ComputeOptions& options);  // recomputes at once when they changed
+  const ComputeOptions& options() const { return m_options; }
+  bool busy() const;
+  // Blocks (processing events) until the latest request has produced a frame; for tests and
+  // --screenshot. Returns false on timeout.
+  bool waitForIdle(int timeoutMs = 30000);
+  quint64 generation() const { return m_generation; }
+
+ signals:
+  void frameReady(const headmap::ui::AttentionFrame& frame);
+
+ private:
+  void schedule(int delayMs);
+  void start();
+  void onFinished();
+
+  LoadedModel m_model;
+  QString m_text;
+  ComputeOptions m_options;
+  QTimer m_debounce;
+  quint64 m_generation = 0;  // of the newest request
+  quint64 m_delivered = 0;   // of the last frame emitted
+  bool m_pending = false;    // a request is waiting for the running job to finish
+  QFutureWatcher<AttentionFrame>* m_watcher = nullptr;
+};
+
+// The pure computation the worker runs; callable directly (tests, CLI-like use).
+AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
+                            const ComputeOptions& options, quint64 generation);
+
+}  // namespace headmap::ui
+
+Q_DECLARE_METATYPE(headmap::ui::AttentionFrame)

@@ -1,0 +1,122 @@
+#include "ui/frame_maps.h"
+
+#include <QObject>
+
+namespace headmap::ui {
+namespace {
+
+HeatmapData baseData(const AttentionFrame& frame, const ViewOptions& view, const HeadMaps& maps) {
+  HeatmapData data;
+  data.q = maps.q;
+  data.k = maps.k;
+  const QStringList labels = tokenLabels(frame.tokens);
+  data.queryLabels = labels.mid(0, maps.q);
+  data.keyLabels = labels.mid(0, maps.k);
+  // Raw and scaled scores come before masking: hatch only where the mask has been applied.
+  const bool masked =
+      frame.options.stage == ScoreStage::Masked || frame.options.stage == ScoreStage::Softmax;
+  if (masked && frame.layer.result.keyMask.size() == size_t(maps.q) * maps.k)
+    data.mask = frame.layer.result.keyMask;
+  const bool softmax = frame.options.stage == ScoreStage::Softmax;
+  data.valueName = softmax ? QStringLiteral("weight") : stageName(frame.options.stage);
+  data.fixedUnitRange = softmax && view.fixedRange;
+  return data;
+}
+
+}  // namespace
+
+QStringList tokenLabels(const std::vector<Token>& tokens) {
+  QStringList labels;
+  labels.reserve(int(tokens.size()));
+  for (const Token& t : tokens) labels << QString::fromStdString(t.display);
+  return labels;
+}
+
+const HeadMaps& stageMaps(const AttentionResult& result, ScoreStage stage) {
+  switch (stage) {
+    case ScoreStage::Raw:
+      return result.raw;
+    case ScoreStage::Scaled:
+      return result.scaled;
+    case ScoreStage::Masked:
+      return result.masked;
+    case ScoreStage::Softmax:
+      break;
+  }
+  return result.weights;
+}
+
+QString stageName(ScoreStage stage) {
+  switch (stage) {
+    case ScoreStage::Raw:
+      return QObject::tr("raw score");
+    case ScoreStage::Scaled:
+      return QObject::tr("scaled score");
+    case ScoreStage::Masked:
+      return QObject::tr("masked score");
+    case ScoreStage::Softmax:
+      break;
+  }
+  return QObject::tr("weight");
+}
+
+QString mapTitle(const QString& model, const AttentionFrame& frame, const QString& headPart) {
+  QStringList parts{model, QStringLiteral("L%1 %2").arg(frame.layer.layer).arg(headPart)};
+  if (frame.options.causal) parts << QObject::tr("causal");
+  if (!frame.options.paddedKeys.empty())
+    parts << QObject::tr("%n padded", nullptr, int(frame.options.paddedKeys.size()));
+  if (!frame.options.scale) parts << QObject::tr("unscaled");
+  if (frame.options.stage != ScoreStage::Softmax) parts << stageName(frame.options.stage) + "s";
+  return parts.join(QStringLiteral(" · "));
+}
+
+HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int head,
+                     const QString& model) {
+  const HeadMaps& maps = stageMaps(frame.layer.result, frame.options.stage);
+  HeatmapData data = baseData(frame, view, maps);
+  head = std::clamp(head, 0, std::max(0, maps.heads - 1));
+  if (maps.heads > 0) {
+    const float* begin = maps.values.data() + size_t(head) * maps.q * maps.k;
+    data.values.assign(begin, begin + size_t(maps.q) * maps.k);
+  }
+  data.title = mapTitle(model, frame, QStringLiteral("H%1").arg(head));
+  return data;
+}
+
+HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model) {
+  const HeadMaps& maps = stageMaps(frame.layer.result, frame.options.stage);
+  HeatmapData data = baseData(frame, view, maps);
+  const size_t cells = size_t(maps.q) * maps.k;
+  data.values.assign(cells, 0.f);
+  for (int h = 0; h < maps.heads; ++h)
+    for (size_t i = 0; i < cells; ++i) data.values[i] += maps.values[h * cells + i];
+  for (float& v : data.values) v /= std::max(1, maps.heads);
+  data.title = mapTitle(model, frame, QObject::tr("mean of %1 heads").arg(maps.heads));
+  return data;
+}
+
+std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
+                                  const QString& model) {
+  std::vector<HeatmapData> all;
+  const int heads = stageMaps(frame.layer.result, frame.options.stage).heads;
+  for (int h = 0; h < heads; ++h) {
+    all.push_back(headData(frame, view, h, model));
+    all.back().title = QStringLiteral("L%1 H%2").arg(frame.layer.layer).arg(h);
+  }
+  return all;
+}
+
+std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOptions& view,
+                                     const QString& model) {
+  switch (view.mode) {
+    case HeadMode::Grid:
+      return gridData(frame, view, model);
+    case HeadMode::Mean:
+      return {meanData(frame, view, model)};
+    case HeadMode::Single:
+      break;
+  }
+  return {headData(frame, view, view.head, model)};
+}
+
+}  // namespace headmap::ui

@@ -1,0 +1,28 @@
+#pragma once
+// Turns a computed frame and the display choices into what the views draw: one HeatmapData per
+// shown head (the selected head, the mean over heads, or every head for the grid).
+#include <QString>
+#include <vector>
+
+#include "ui/attention_controller.h"
+#include "ui/heatmap_view.h"
+
+namespace headmap::ui {
+
+QStringList tokenLabels(const std::vector<Token>& tokens);
+// The maps of the frame's stage: weights for softmax, else raw / scaled / masked scores.
+const HeadMaps& stageMaps(const AttentionResult& result, ScoreStage stage);
+QString stageName(ScoreStage stage);
+// "gpt2-tiny · L0 H3 · causal · 2 padded": what the title and the export name say.
+QString mapTitle(const QString& model, const AttentionFrame& frame, const QString& headPart);
+
+HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int head,
+                     const QString& model);
+HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);
+std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
+                                  const QString& model);
+// What the view shows for the current options: one entry, or every head in grid mode.
+std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOptions& view,
+                                     const QString& model);
+
+}  // namespace headmap::ui

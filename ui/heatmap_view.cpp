@@ -1,0 +1,303 @@
+#include "ui/heatmap_view.h"
+
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+namespace headmap::ui {
+
+// Draws grey hatching over masked cells, above the colour map and inside its axis rect, so a
+// masked cell never reads as a cell of weight 0.
+class MaskHatchLayer : public QCPLayerable {
+ public:
+  MaskHatchLayer(QCustomPlot* plot, QCPAxisRect* rect) : QCPLayerable(plot, "main"), m_rect(rect) {}
+  void setMask(const std::vector<uint8_t>* mask, int q, int k) {
+    m_mask = mask;
+    m_q = q;
+    m_k = k;
+  }
+
+ protected:
+  QRect clipRect() const override { return m_rect->rect(); }
+  void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
+    painter->setAntialiasing(false);
+  }
+  void draw(QCPPainter* painter) override {
+    if (!m_mask || m_mask->empty()) return;
+    QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
+    painter->setPen(Qt::NoPen);
+    const QBrush hatch(QColor(70, 70, 70), Qt::BDiagPattern);
+    for (int row = 0; row < m_q; ++row) {
+      // Merge runs of masked cells in a row into one rectangle: fewer draw calls, seamless hatch.
+      int col = 0;
+      while (col < m_k) {
+        if (!(*m_mask)[size_t(row) * m_k + col]) {
+          ++col;
+          continue;
+        }
+        const int start = col;
+        while (col < m_k && (*m_mask)[size_t(row) * m_k + col]) ++col;
+        const QRectF cells(QPointF(x->coordToPixel(start - 0.5), y->coordToPixel(row - 0.5)),
+                           QPointF(x->coordToPixel(col - 0.5), y->coordToPixel(row + 0.5)));
+        painter->fillRect(cells.normalized(), QColor(150, 150, 150));
+        painter->fillRect(cells.normalized(), hatch);
+      }
+    }
+  }
+
+ private:
+  QCPAxisRect* m_rect;
+  const std::vector<uint8_t>* m_mask = nullptr;
+  int m_q = 0;
+  int m_k = 0;
+};
+
+QString axisLabel(const QString& token, int maxChars) {
+  QString label = token.trimmed();
+  if (label.isEmpty()) {
+    if (token.contains('\n')) return QStringLiteral("↵");
+    if (token.contains('\t')) return QStringLiteral("⇥");
+    return token.isEmpty() ? QStringLiteral("∅") : QStringLiteral("␣");
+  }
+  label.replace('\n', QStringLiteral("↵"));
+  if (label.size() > maxChars) label = label.left(maxChars - 1) + QStringLiteral("…");
+  return label;
+}
+
+HeatmapView::HeatmapView(Style style, QWidget* parent) : QWidget(parent), m_style(style) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  m_plot = new QCustomPlot(this);
+  layout->addWidget(m_plot);
+  buildPlot();
+  setMinimumSize(style == Style::Full ? QSize(240, 200) : QSize(90, 90));
+}
+
+void HeatmapView::buildPlot() {
+  m_plot->setNoAntialiasingOnDrag(true);
+  m_plot->plotLayout()->clear();
+  const bool full = m_style == Style::Full;
+  m_title =
+      new QCPTextElement(m_plot, QString(), QFont(font().family(), full ? 11 : 9, QFont::Bold));
+  m_plot->plotLayout()->addElement(0, 0, m_title);
+  m_rect = new QCPAxisRect(m_plot);
+  m_plot->plotLayout()->addElement(1, 0, m_rect);
+  m_map = new QCPColorMap(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+  m_map->setInterpolate(false);  // one flat cell per (query, key)
+  // Not setTightBoundary: it halves the outer cells. The data range holds the cell centres.
+  m_hatch = new MaskHatchLayer(m_plot, m_rect);
+  m_rect->axis(QCPAxis::atLeft)->setRangeReversed(true);  // row 0 at the top, as imshow
+  for (auto* axis : {m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft)}) {
+    axis->grid()->setVisible(false);
+    axis->setSubTicks(false);
+    axis->setTickLength(0, 3);
+    axis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    axis->setTickLabels(full);
+  }
+  if (full) {
+    m_rect->axis(QCPAxis::atBottom)->setLabel("key");
+    m_rect->axis(QCPAxis::atLeft)->setLabel("query");
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setBarWidth(14);
+    m_map->setColorScale(m_scale);
+    auto* group = new QCPMarginGroup(m_plot);
+    m_rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+  } else {
+    m_rect->setAutoMargins(QCP::msNone);
+    m_rect->setMargins(QMargins(2, 2, 2, 2));
+    for (auto* axis : {m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft)})
+      axis->setTicks(false);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { emit clicked(); });
+  }
+  m_plot->plotLayout()->setRowSpacing(2);
+  m_plot->setMouseTracking(true);
+  connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
+  setColormap(Colormap::Viridis);
+  applyPalette();
+}
+
+void HeatmapView::setColormap(Colormap map) {
+  m_map->setGradient(makeGradient(map));
+  if (m_data.q > 0) replot();
+}
+
+bool HeatmapView::isMasked(int row, int col) const {
+  return !m_data.mask.empty() && m_data.mask[size_t(row) * m_data.k + col];
+}
+
+void HeatmapView::setData(HeatmapData data) {
+  const bool labelsChanged = data.queryLabels != m_data.queryLabels ||
+                             data.keyLabels != m_data.keyLabels || data.title != m_data.title;
+  m_data = std::move(data);
+  // QCPColorMap draws a 1-cell dimension with zero extent: store such a dimension as two
+  // half-width cells of the same value (centres ±0.25 cover -0.5..0.5).
+  const int keyCells = m_data.k == 1 ? 2 : m_data.k;
+  const int valueCells = m_data.q == 1 ? 2 : m_data.q;
+  QCPColorMapData* cells = m_map->data();
+  if (cells->keySize() != keyCells || cells->valueSize() != valueCells)
+    cells->setSize(keyCells, valueCells);
+  cells->setRange(m_data.k == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.k - 1),
+                  m_data.q == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.q - 1));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
+  m_nonFinite = 0;
+  for (int row = 0; row < m_data.q; ++row) {
+    for (int col = 0; col < m_data.k; ++col) {
+      float v = m_data.values[size_t(row) * m_data.k + col];
+      if (isMasked(row, col)) {
+        v = nan;
+      } else if (!std::isfinite(v)) {
+        ++m_nonFinite;
+        v = nan;
+      } else {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      cells->setCell(col, row, v);
+      if (m_data.k == 1) cells->setCell(1, row, v);
+      if (m_data.q == 1) cells->setCell(col, 1, v);
+      if (m_data.k == 1 && m_data.q == 1) cells->setCell(1, 1, v);
+    }
+  }
+  QCPRange range(0, 1);
+  if (!m_data.fixedUnitRange && lo <= hi) range = QCPRange(lo, hi > lo ? hi : lo + 1e-6);
+  m_map->setDataRange(range);
+  if (m_scale) {
+    m_scale->axis()->setLabel(m_data.valueName == "weight" ? QStringLiteral("attention weight")
+                                                           : m_data.valueName);
+  }
+  m_hatch->setMask(&m_data.mask, m_data.q, m_data.k);
+  m_rect->axis(QCPAxis::atBottom)->setRange(-0.5, m_data.k - 0.5);
+  m_rect->axis(QCPAxis::atLeft)->setRange(-0.5, m_data.q - 0.5);
+  if (labelsChanged) {
+    m_title->setText(m_data.title);
+    applyLabels();
+    fitSquareCells();
+  }
+  replot();
+}
+
+void HeatmapView::applyLabels() {
+  if (m_style != Style::Full) return;
+  QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
+  const QFontMetrics metrics(x->tickLabelFont());
+  int widest = 0;
+  for (const QString& label : m_data.keyLabels)
+    widest = std::max(widest, metrics.horizontalAdvance(axisLabel(label)));
+  // Rotate key labels when they would not fit side by side under their cells.
+  const double cellWidth = double(std::max(1, m_rect->width())) / std::max(1, m_data.k);
+  x->setTickLabelRotation(widest + 4 > cellWidth ? -90 : 0);
+  // Label every n-th token when cells are smaller than a line of text.
+  const int lineHeight = metrics.height();
+  const double cellHeight = double(std::max(1, m_rect->height())) / std::max(1, m_data.q);
+  const int xStep =
+      widest + 4 > cellWidth && lineHeight > cellWidth ? int(std::ceil(lineHeight / cellWidth)) : 1;
+  const int yStep = lineHeight > cellHeight ? int(std::ceil(lineHeight / cellHeight)) : 1;
+  auto xTicker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < m_data.k; i += xStep)
+    xTicker->addTick(i, axisLabel(m_data.keyLabels.value(i)));
+  auto yTicker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < m_data.q; i += yStep)
+    yTicker->addTick(i, axisLabel(m_data.queryLabels.value(i)));
+  x->setTicker(xTicker);
+  y->setTicker(yTicker);
+}
+
+// Keeps cells square (as imshow's aspect="equal"): the layout's outer margins absorb the
+// difference between the available area and a whole number of square cells.
+void HeatmapView::fitSquareCells() {
+  if (m_data.q <= 0 || m_data.k <= 0 || m_plot->width() < 10) return;
+  QCPLayoutGrid* layout = m_plot->plotLayout();
+  layout->setMargins(QMargins(0, 0, 0, 0));
+  m_plot->replot(QCustomPlot::rpImmediateRefresh);  // lays out with the current labels
+  const QMargins labels = m_rect->margins();
+  const int scaleWidth = m_scale ? m_scale->outerRect().width() + layout->columnSpacing() : 0;
+  const int titleHeight = m_title->outerRect().height() + layout->rowSpacing();
+  const int availW = m_plot->width() - scaleWidth - labels.left() - labels.right();
+  const int availH = m_plot->height() - titleHeight - labels.top() - labels.bottom();
+  if (availW <= 0 || availH <= 0) return;
+  const double cell = std::min(double(availW) / m_data.k, double(availH) / m_data.q);
+  const int extraW = std::max(0, int(availW - cell * m_data.k));
+  const int extraH = std::max(0, int(availH - cell * m_data.q));
+  layout->setMargins(QMargins(extraW / 2, 0, extraW - extraW / 2, extraH));
+  if (m_style == Style::Full) applyLabels();  // rotation/thinning depend on the final cell size
+}
+
+void HeatmapView::replot() {
+  QElapsedTimer timer;
+  timer.start();
+  m_plot->replot(QCustomPlot::rpImmediateRefresh);
+  m_lastRenderMs = timer.nsecsElapsed() / 1e6;
+}
+
+void HeatmapView::paintPlot(QCPPainter* painter) {
+  m_plot->toPainter(painter, m_plot->width(), m_plot->height());
+}
+
+void HeatmapView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitSquareCells();
+  replot();
+}
+
+void HeatmapView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    applyPalette();
+    replot();
+  }
+}
+
+void HeatmapView::applyPalette() {
+  const QPalette pal = palette();
+  const QColor fg = pal.color(QPalette::WindowText);
+  m_plot->setBackground(pal.brush(QPalette::Window));
+  m_rect->setBackground(Qt::NoBrush);
+  m_title->setTextColor(fg);
+  QList<QCPAxis*> axes = {m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft)};
+  if (m_scale) axes << m_scale->axis();
+  for (QCPAxis* axis : axes) {
+    axis->setBasePen(QPen(fg));
+    axis->setTickPen(QPen(fg));
+    axis->setTickLabelColor(fg);
+    axis->setLabelColor(fg);
+  }
+}
+
+QString HeatmapView::cellText(int row, int col) const {
+  if (row < 0 || col < 0 || row >= m_data.q || col >= m_data.k) return {};
+  const QString pair = QStringLiteral("%1 → %2: ")
+                           .arg(axisLabel(m_data.queryLabels.value(row), 40),
+                                axisLabel(m_data.keyLabels.value(col), 40));
+  if (isMasked(row, col)) return pair + QStringLiteral("masked");
+  const float v = m_data.values[size_t(row) * m_data.k + col];
+  const QString number = QString::number(v, 'f', 4);
+  return pair + (m_data.valueName == "weight" ? number : m_data.valueName + ' ' + number);
+}
+
+void HeatmapView::onMouseMove(QMouseEvent* event) {
+  const QPointF pos = event->position();
+  if (!m_rect->rect().contains(pos.toPoint())) {
+    QToolTip::hideText();
+    return;
+  }
+  const int col = int(std::lround(m_rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
+  const int row = int(std::lround(m_rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
+  const QString text = cellText(row, col);
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+}  // namespace headmap::ui

@@ -1,0 +1,82 @@
+#pragma once
+// One attention map drawn with QCustomPlot: query rows down the left (row 0 at the top), keys
+// along the bottom, a colorbar, hatched masked cells and a hover tooltip. It only draws what it is
+// given (HeatmapData) and reports clicks; it never computes attention.
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+#include "ui/colormaps.h"
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QCPAxisRect;
+
+namespace headmap::ui {
+
+class MaskHatchLayer;
+
+struct HeatmapData {
+  int q = 0;
+  int k = 0;
+  std::vector<float> values;  // (q, k) row-major
+  std::vector<uint8_t> mask;  // (q, k) row-major, 1 = masked; empty = nothing masked
+  QStringList queryLabels;    // q entries
+  QStringList keyLabels;      // k entries
+  QString title;
+  QString valueName = "weight";  // "weight" in the softmax stage, "score" otherwise
+  bool fixedUnitRange = true;    // colour range 0..1, else min..max of the unmasked cells
+};
+
+class HeatmapView : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Style { Full, Thumbnail };  // thumbnails: no tick labels nor colorbar (grid mode)
+  explicit HeatmapView(Style style = Style::Full, QWidget* parent = nullptr);
+
+  void setData(HeatmapData data);  // updates the colour map in place when the size is unchanged
+  void setColormap(Colormap map);
+  const HeatmapData& data() const { return m_data; }
+  bool isMasked(int row, int col) const;
+  int nonFiniteCount() const { return m_nonFinite; }  // unmasked NaN/Inf cells
+  // "query → key: 0.1234" for cell (row, col), as the hover tooltip shows it.
+  QString cellText(int row, int col) const;
+  QCustomPlot* plot() const { return m_plot; }
+  // Draws the plot, vector where the device allows, into a painter at the current widget size.
+  void paintPlot(class QCPPainter* painter);
+  double lastRenderMs() const { return m_lastRenderMs; }
+
+ signals:
+  void clicked();
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void buildPlot();
+  void applyLabels();
+  void applyPalette();
+  void fitSquareCells();
+  void replot();
+  void onMouseMove(QMouseEvent* event);
+
+  Style m_style;
+  HeatmapData m_data;
+  int m_nonFinite = 0;
+  double m_lastRenderMs = 0;
+  QCustomPlot* m_plot = nullptr;
+  QCPAxisRect* m_rect = nullptr;
+  QCPColorMap* m_map = nullptr;
+  QCPColorScale* m_scale = nullptr;
+  QCPTextElement* m_title = nullptr;
+  MaskHatchLayer* m_hatch = nullptr;
+};
+
+// Shortens a token for an axis label; whitespace-only tokens become visible symbols.
+QString axisLabel(const QString& token, int maxChars = 14);
+
+}  // namespace headmap::ui

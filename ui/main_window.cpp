@@ -1,0 +1,422 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "ui/controls_panel.h"
+#include "ui/default_model.h"
+#include "ui/dialogs.h"
+#include "ui/exporter.h"
+#include "ui/frame_maps.h"
+#include "ui/head_grid_view.h"
+#include "ui/heatmap_view.h"
+#include "ui/resources_init.h"
+#include "ui/token_chips_widget.h"
+
+namespace headmap::ui {
+
+MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
+    : QMainWindow(parent), m_settings(settings) {
+  initResources();
+  if (m_settings) {
+    QStringList notices;
+    m_state = m_settings->load(&notices);
+    if (!notices.isEmpty()) m_persistentNotice = notices.join("; ");
+  }
+  m_store = new ModelStore(this);
+  m_controller = new AttentionController(this);
+  buildUi();
+  buildMenus();
+  connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
+  connect(m_store, &ModelStore::loadFailed, this,
+          [this](const QString& message) { reportError(tr("Cannot open the model"), message); });
+  connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
+  m_controls->setOptions(m_state.view);
+  m_text->setText(m_state.text);
+  m_controller->setText(m_state.text);
+  if (!m_state.geometry.isEmpty())
+    restoreGeometry(m_state.geometry);
+  else
+    resize(1200, 800);
+  showNotice(QString());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildUi() {
+  setWindowTitle(QStringLiteral("headmap"));
+  setAcceptDrops(true);
+  auto* central = new QWidget(this);
+  auto* column = new QVBoxLayout(central);
+  column->setContentsMargins(6, 6, 6, 0);
+  m_text = new QLineEdit(central);
+  m_text->setPlaceholderText(tr("Type a sentence…"));
+  m_text->setMaxLength(1 << 20);  // QLineEdit's default (32767) would cut pastes silently
+  m_text->setClearButtonEnabled(true);
+  m_text->installEventFilter(this);
+  column->addWidget(m_text);
+  m_chips = new TokenChipsWidget(central);
+  column->addWidget(m_chips);
+  m_notice = new QLabel(central);
+  m_notice->setWordWrap(true);
+  m_notice->setStyleSheet(
+      "QLabel { background: #fff4ce; color: #3d2e00; border: 1px solid #e0c060;"
+      " border-radius: 4px; padding: 3px 6px; }");
+  column->addWidget(m_notice);
+
+  auto* splitter = new QSplitter(Qt::Horizontal, central);
+  m_controls = new ControlsPanel(splitter);
+  m_stack = new QStackedWidget(splitter);
+  m_single = new HeatmapView(HeatmapView::Style::Full, m_stack);
+  m_grid = new HeadGridView(m_stack);
+  m_stack->addWidget(m_single);
+  m_stack->addWidget(m_grid);
+  splitter->addWidget(m_controls);
+  splitter->addWidget(m_stack);
+  splitter->setStretchFactor(1, 1);
+  splitter->setCollapsible(1, false);
+  column->addWidget(splitter, 1);
+  setCentralWidget(central);
+
+  m_modelLabel = new QLabel(this);
+  m_tokensLabel = new QLabel(this);
+  m_timingLabel = new QLabel(this);
+  statusBar()->addWidget(m_modelLabel, 1);
+  statusBar()->addPermanentWidget(m_tokensLabel);
+  statusBar()->addPermanentWidget(m_timingLabel);
+
+  connect(m_text, &QLineEdit::textChanged, this, &MainWindow::onTextEdited);
+  connect(m_chips, &TokenChipsWidget::paddingChanged, this, &MainWindow::onControlsChanged);
+  connect(m_controls, &ControlsPanel::optionsChanged, this, &MainWindow::onControlsChanged);
+  connect(m_grid, &HeadGridView::headClicked, this, [this](int head) {
+    ViewOptions o = m_controls->options();
+    o.mode = HeadMode::Single;
+    o.head = head;
+    m_controls->setOptions(o);
+  });
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+  m_recentMenu = file->addMenu(tr("Open &recent"));
+  rebuildRecentMenu();
+  file->addAction(tr("New &random layer…"), QKeySequence(tr("Ctrl+N")), this,
+                  &MainWindow::newRandomLayerDialog);
+  file->addAction(tr("Default &model"), this, &MainWindow::loadDefaultModel);
+  file->addSeparator();
+  file->addAction(tr("&Export image…"), QKeySequence(tr("Ctrl+E")), this,
+                  &MainWindow::exportImageDialog);
+  file->addAction(tr("Export &data…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                  &MainWindow::exportDataDialog);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  // Arrow keys are handled in keyPressEvent: as menu shortcuts they would steal the text cursor.
+  view->addAction(tr("Next head (→ / ↓)"), this, [this] { m_controls->stepHead(1); });
+  view->addAction(tr("Previous head (← / ↑)"), this, [this] { m_controls->stepHead(-1); });
+  view->addAction(tr("Next layer (PageDown)"), this, [this] { m_controls->stepLayer(1); });
+  view->addAction(tr("Previous layer (PageUp)"), this, [this] { m_controls->stepLayer(-1); });
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  for (const QString& path : m_state.recent)
+    m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
+  m_recentMenu->setEnabled(!m_state.recent.isEmpty());
+}
+
+void MainWindow::loadDefaultModel() {
+  QString why;
+  const QString folder = extractDefaultModel(&why);
+  if (!folder.isEmpty()) {
+    if (m_store->load(folder)) {
+      m_persistentNotice.clear();
+      return;
+    }
+    why = m_store->lastError();
+  }
+  m_store->loadRandom(64, 4, 1);
+  m_persistentNotice =
+      tr("Default model unavailable (%1): showing a random 64-dim, 4-head layer").arg(why);
+  showNotice(QString());
+}
+
+bool MainWindow::openPath(const QString& path) {
+  LoadOptions options;
+  try {
+    const auto layers = listAttentionLayers(path.toStdString());
+    if (layers.size() > 1) {
+      QStringList names;
+      for (const auto& c : layers)
+        names << QStringLiteral("%1  (%2, d_model %3)")
+                     .arg(QString::fromStdString(c.prefix.empty() ? "(top level)" : c.prefix),
+                          QString::fromStdString(c.layout))
+                     .arg(c.dModel);
+      const int choice = m_dialogs ? askAttentionLayer(this, names) : 0;
+      if (choice < 0) return false;
+      options.layer = layers[choice].prefix;
+    }
+  } catch (const std::exception&) {
+    // Not a bare tensor file (or unreadable): loadModel reports the real problem below.
+  }
+  if (!m_store->load(path, options)) return false;
+  m_state.recent = AppSettings::withRecent(m_state.recent, path);
+  rebuildRecentMenu();
+  return true;
+}
+
+void MainWindow::onModelChanged() {
+  const ModelInfo info = m_store->info();
+  m_controls->setModelShape(info.layers, info.heads, info.causalBuiltIn);
+  setWindowTitle(QStringLiteral("headmap — %1").arg(m_store->displayName()));
+  m_controller->setModel(m_store->current());
+  onControlsChanged();
+  updateStatus();
+}
+
+void MainWindow::setText(const QString& text) { m_text->setText(text); }
+
+void MainWindow::setViewOptions(const ViewOptions& options) { m_controls->setOptions(options); }
+
+void MainWindow::onTextEdited(const QString& text) {
+  if (text.size() > kMaxChars) {
+    // Re-entering setText calls this again with the cut text; the notice survives it.
+    const int total = int(text.size());
+    m_text->setText(text.left(kMaxChars));
+    showNotice(tr("The text was cut to its first %1 of %2 characters").arg(kMaxChars).arg(total));
+    return;
+  }
+  m_state.text = text;
+  m_controller->setText(text);
+}
+
+void MainWindow::onControlsChanged() {
+  const ViewOptions view = m_controls->options();
+  ComputeOptions compute;
+  compute.layer = view.layer;
+  compute.causal = view.causal;
+  if (view.padding) compute.paddedKeys = m_chips->paddedPositions();
+  compute.scale = view.scale;
+  compute.stage = view.stage;
+  m_controller->setOptions(compute);
+  m_single->setColormap(view.colormap);
+  m_grid->setColormap(view.colormap);
+  m_state.view = view;
+  render();  // head, mode and range changes need no recompute
+}
+
+void MainWindow::onFrame(const AttentionFrame& frame) {
+  m_frame = frame;
+  m_chips->setTokens(frame.tokens);
+  showNotice(frame.ok() ? frame.notice : frame.error);
+  render();
+}
+
+void MainWindow::render() {
+  if (!m_frame.ok() || m_frame.tokens.empty()) return;
+  const ViewOptions view = m_controls->options();
+  std::vector<HeatmapData> maps = visibleData(m_frame, view, m_store->displayName());
+  if (maps.empty()) return;
+  QElapsedTimer timer;
+  timer.start();
+  int nonFinite = 0;
+  if (view.mode == HeadMode::Grid) {
+    m_stack->setCurrentWidget(m_grid);
+    m_grid->setHeads(std::move(maps));
+    for (int h = 0; h < m_grid->count(); ++h) nonFinite += m_grid->view(h)->nonFiniteCount();
+  } else {
+    m_stack->setCurrentWidget(m_single);
+    m_single->setData(std::move(maps.front()));
+    nonFinite = m_single->nonFiniteCount();
+  }
+  m_renderMs = timer.nsecsElapsed() / 1e6;
+  if (nonFinite > 0)
+    showNotice(tr("%1 cells are NaN or infinite (shown grey): the weights or inputs hold "
+                  "non-finite values")
+                   .arg(nonFinite));
+  updateStatus();
+  emit frameRendered();
+}
+
+void MainWindow::updateStatus() {
+  const ModelInfo info = m_store->info();
+  const int dk = info.heads ? info.dModel / info.heads : 0;
+  m_modelLabel->setText(tr("%1 · %2 layers · d_model %3 · %4 heads · d_k %5")
+                            .arg(m_store->displayName())
+                            .arg(info.layers)
+                            .arg(info.dModel)
+                            .arg(info.heads)
+                            .arg(dk));
+  m_tokensLabel->setText(tr("%n tokens", nullptr, int(m_frame.tokens.size())));
+  m_timingLabel->setText(tr("compute %1 ms · render %2 ms")
+                             .arg(m_frame.computeMs, 0, 'f', 1)
+                             .arg(m_renderMs, 0, 'f', 1));
+}
+
+void MainWindow::showNotice(const QString& text) {
+  QStringList parts;
+  if (!m_persistentNotice.isEmpty()) parts << m_persistentNotice;
+  if (!text.isEmpty()) parts << text;
+  m_notice->setText(parts.join('\n'));
+  m_notice->setVisible(!parts.isEmpty());
+}
+
+QString MainWindow::noticeText() const {
+  return m_notice->isHidden() ? QString() : m_notice->text();
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  emit errorReported(message);
+  if (m_dialogs)
+    QMessageBox::critical(this, title, message);
+  else
+    showNotice(message);
+}
+
+void MainWindow::openDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open weights"), QString(),
+      tr("Models (*.safetensors *.bin *.pt *.pth config.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  // A config.json stands for its Hugging Face folder.
+  openPath(QFileInfo(path).fileName() == "config.json" ? QFileInfo(path).absolutePath() : path);
+}
+
+void MainWindow::newRandomLayerDialog() {
+  static RandomLayerRequest last;
+  const auto request = askRandomLayer(this, last);
+  if (!request) return;
+  last = *request;
+  if (request->heads <= 0 || request->dModel % request->heads != 0) {
+    reportError(tr("Invalid layer"), tr("d_model (%1) must be divisible by the number of heads "
+                                        "(%2)")
+                                         .arg(request->dModel)
+                                         .arg(request->heads));
+    return;
+  }
+  m_store->loadRandom(request->dModel, request->heads, request->seed);
+}
+
+bool MainWindow::exportImageTo(const QString& path, double scale) {
+  const ViewOptions view = m_controls->options();
+  ImageExport request;
+  request.maps = visibleData(m_frame, view, m_store->displayName());
+  request.colormap = view.colormap;
+  request.title = mapTitle(m_store->displayName(), m_frame, tr("all heads"));
+  request.scale = scale;
+  if (!m_frame.ok()) request.maps.clear();
+  try {
+    exportImage(request, path);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Export failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::exportDataTo(const QString& path) {
+  try {
+    const HeadMaps& maps = stageMaps(m_frame.layer.result, m_frame.options.stage);
+    if (QFileInfo(path).suffix().toLower() == "csv")
+      exportCsv(maps, tokenLabels(m_frame.tokens), path);
+    else
+      exportNpy(maps, path);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Export failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::exportImageDialog() {
+  QString selected;
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export image"), QStringLiteral("attention.png"),
+      tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)"), &selected);
+  if (path.isEmpty()) return;
+  double scale = 1;
+  if (path.endsWith(".png", Qt::CaseInsensitive) && (scale = askPngScale(this)) <= 0) return;
+  exportImageTo(path, scale);
+}
+
+void MainWindow::exportDataDialog() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export data"), QStringLiteral("attention.npy"),
+      tr("NumPy array (heads, q, k) (*.npy);;CSV with token headers (*.csv)"));
+  if (!path.isEmpty()) exportDataTo(path);
+}
+
+bool MainWindow::handleNavigationKey(QKeyEvent* event) {
+  switch (event->key()) {
+    case Qt::Key_Up:
+      m_controls->stepHead(-1);
+      return true;
+    case Qt::Key_Down:
+      m_controls->stepHead(1);
+      return true;
+    case Qt::Key_PageUp:
+      m_controls->stepLayer(-1);
+      return true;
+    case Qt::Key_PageDown:
+      m_controls->stepLayer(1);
+      return true;
+    default:
+      return false;
+  }
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Left)
+    m_controls->stepHead(-1);
+  else if (event->key() == Qt::Key_Right)
+    m_controls->stepHead(1);
+  else if (!handleNavigationKey(event))
+    QMainWindow::keyPressEvent(event);
+}
+
+// The text line keeps ←/→ for its cursor; ↑/↓ and PageUp/PageDown still step heads and layers.
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_text && event->type() == QEvent::KeyPress &&
+      handleNavigationKey(static_cast<QKeyEvent*>(event)))
+    return true;
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile())
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QString path = event->mimeData()->urls().first().toLocalFile();
+  event->acceptProposedAction();
+  openPath(QFileInfo(path).fileName() == "config.json" ? QFileInfo(path).absolutePath() : path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_settings) {
+    m_state.geometry = saveGeometry();
+    m_state.view = m_controls->options();
+    m_settings->save(m_state);
+  }
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace headmap::ui

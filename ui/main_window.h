@@ -1,0 +1,105 @@
+#pragma once
+// Wires the pieces together: text line → controller → views, controls → options, menus → store
+// and exporter. It holds no attention logic of its own.
+#include <QMainWindow>
+#include <functional>
+
+#include "ui/app_settings.h"
+#include "ui/attention_controller.h"
+#include "ui/model_store.h"
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QStackedWidget;
+
+namespace headmap::ui {
+
+class ControlsPanel;
+class HeadGridView;
+class HeatmapView;
+class TokenChipsWidget;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxChars = 20000;  // longer pastes are cut with a visible notice
+
+  // settings == nullptr: nothing is read or saved (tests, --screenshot).
+  explicit MainWindow(AppSettings* settings = nullptr, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Modal dialogs off (tests, --screenshot): errors go to errorReported and the notice bar only;
+  // a file with several layers opens its first one.
+  void setDialogsEnabled(bool enabled) { m_dialogs = enabled; }
+  bool openPath(const QString& path);  // false: the previous model stays
+  void loadDefaultModel();             // embedded model, else a random 64/4 layer with a notice
+  void setText(const QString& text);
+  void setViewOptions(const ViewOptions& options);
+  bool waitForIdle(int timeoutMs = 30000) { return m_controller->waitForIdle(timeoutMs); }
+  bool exportImageTo(const QString& path, double scale = 1.0);
+  bool exportDataTo(const QString& path);  // .npy or .csv of the current layer
+
+  ModelStore* store() const { return m_store; }
+  AttentionController* controller() const { return m_controller; }
+  ControlsPanel* controls() const { return m_controls; }
+  TokenChipsWidget* chips() const { return m_chips; }
+  HeatmapView* heatmapView() const { return m_single; }
+  HeadGridView* gridView() const { return m_grid; }
+  QLineEdit* textEdit() const { return m_text; }
+  const AttentionFrame& frame() const { return m_frame; }
+  QString noticeText() const;
+  double lastComputeMs() const { return m_frame.computeMs; }
+  double lastRenderMs() const { return m_renderMs; }
+
+ signals:
+  void errorReported(const QString& message);
+  void frameRendered();
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildUi();
+  void buildMenus();
+  void rebuildRecentMenu();
+  void onModelChanged();
+  void onTextEdited(const QString& text);
+  void onControlsChanged();
+  void onFrame(const AttentionFrame& frame);
+  void render();
+  void updateStatus();
+  void showNotice(const QString& text);
+  void reportError(const QString& title, const QString& message);
+  void openDialog();
+  void newRandomLayerDialog();
+  void exportImageDialog();
+  void exportDataDialog();
+  bool handleNavigationKey(QKeyEvent* event);
+
+  AppSettings* m_settings = nullptr;
+  SavedState m_state;
+  bool m_dialogs = true;
+  ModelStore* m_store = nullptr;
+  AttentionController* m_controller = nullptr;
+  QLineEdit* m_text = nullptr;
+  TokenChipsWidget* m_chips = nullptr;
+  ControlsPanel* m_controls = nullptr;
+  QStackedWidget* m_stack = nullptr;
+  HeatmapView* m_single = nullptr;
+  HeadGridView* m_grid = nullptr;
+  QLabel* m_notice = nullptr;
+  QLabel* m_modelLabel = nullptr;
+  QLabel* m_tokensLabel = nullptr;
+  QLabel* m_timingLabel = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  AttentionFrame m_frame;
+  QString m_persistentNotice;  // e.g. "default model missing: random layer" stays visible
+  double m_renderMs = 0;
+};
+
+}  // namespace headmap::ui
