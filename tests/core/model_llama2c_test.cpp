@@ -79,6 +79,18 @@ TEST(ModelLlama2c, Stories260KGreedyTextWithTok512) {
   EXPECT_EQ(text.substr(0, expected.size()), expected) << "decoded: " << text;
 }
 
+TEST(ModelLlama2c, TokenizerBesideTheCheckpointIsFound) {
+  const std::string path = test::sharedModel("stories260K/stories260K.bin");
+  HEADMAP_SKIP_WITHOUT(path);
+  if (!tokenizerLoadersAvailable()) GTEST_SKIP() << "no tokenizer readers in this build";
+  const LoadedModel m = loadLlama2c(path, {});  // tok512.bin sits beside it
+  ASSERT_TRUE(m.tokenizer);
+  EXPECT_NE(m.tokenizer->kind(), "ids");
+  std::vector<int> ids;
+  for (const Token& t : m.tokenizer->encode("Once upon a time")) ids.push_back(t.id);
+  EXPECT_EQ(ids, (std::vector<int>{1, 403, 407, 261, 378}));
+}
+
 TEST(ModelLlama2c, RecordsOnlyRequestedLayersAndStopsThere) {
   const std::string path = test::sharedModel("stories260K/stories260K.bin");
   HEADMAP_SKIP_WITHOUT(path);
