@@ -123,11 +123,8 @@ std::shared_ptr<const Tokenizer> findTokenizer(const std::string& path, const He
                                                const LoadOptions& options) {
   if (!options.tokenizerPath.empty()) return tokenizerFromFile(options.tokenizerPath, h.vocab);
   const fs::path dir = fs::path(path).parent_path();
-  std::vector<std::string> candidates;
-  if (tokenizerLoadersAvailable()) {
-    candidates = {"tokenizer.bin", "tok" + std::to_string(h.vocab) + ".bin"};
-  }
-  for (const std::string& name : candidates) {
+  for (const std::string& name :
+       {std::string("tokenizer.bin"), "tok" + std::to_string(h.vocab) + ".bin"}) {
     const fs::path p = dir / name;
     if (fs::is_regular_file(p)) return tokenizerFromFile(p.string(), h.vocab);
   }

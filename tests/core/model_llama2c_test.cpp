@@ -61,7 +61,6 @@ TEST(ModelLlama2c, Stories260KGreedyTextWithTok512) {
   const std::string path = test::sharedModel("stories260K/stories260K.bin");
   const std::string tok = test::sharedModel("stories260K/tok512.bin");
   HEADMAP_SKIP_WITHOUT(path);
-  if (!tokenizerLoadersAvailable()) GTEST_SKIP() << "no tokenizer readers in this build";
   LoadOptions options;
   options.tokenizerPath = tok;
   const LoadedModel m = loadLlama2c(path, options);
@@ -82,7 +81,6 @@ TEST(ModelLlama2c, Stories260KGreedyTextWithTok512) {
 TEST(ModelLlama2c, TokenizerBesideTheCheckpointIsFound) {
   const std::string path = test::sharedModel("stories260K/stories260K.bin");
   HEADMAP_SKIP_WITHOUT(path);
-  if (!tokenizerLoadersAvailable()) GTEST_SKIP() << "no tokenizer readers in this build";
   const LoadedModel m = loadLlama2c(path, {});  // tok512.bin sits beside it
   ASSERT_TRUE(m.tokenizer);
   EXPECT_NE(m.tokenizer->kind(), "ids");
