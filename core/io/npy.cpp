@@ -125,8 +125,9 @@ std::string readWholeFile(const std::string& path) {
 
 }  // namespace
 
-NpyArray readNpy(const std::string& path) {
-  const std::string bytes = readWholeFile(path);
+NpyArray readNpy(const std::string& path) { return parseNpy(readWholeFile(path), path); }
+
+NpyArray parseNpy(const std::string& bytes, const std::string& path) {
   static const char kMagic[] = "\x93NUMPY";
   if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) {
     fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
