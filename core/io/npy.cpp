@@ -12,6 +12,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/limits.h"
 #include "core/common/tensor.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -125,7 +126,10 @@ std::string readWholeFile(const std::string& path) {
 
 }  // namespace
 
-NpyArray readNpy(const std::string& path) { return parseNpy(readWholeFile(path), path); }
+NpyArray readNpy(const std::string& path) {
+  requireRegularFile(path, "a .npy file");
+  return parseNpy(readWholeFile(path), path);
+}
 
 NpyArray parseNpy(const std::string& bytes, const std::string& path) {
   static const char kMagic[] = "\x93NUMPY";
