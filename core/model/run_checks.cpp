@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -62,11 +64,24 @@ uint64_t estimateAttentionBytes(int recordedLayers, int heads, int64_t n, bool k
 }
 
 uint64_t availableMemoryBytes() {
-  if (const uint64_t available = memAvailableFromProc()) return available;
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long pageSize = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || pageSize <= 0) return 0;
-  return mulSat(static_cast<uint64_t>(pages), static_cast<uint64_t>(pageSize));
+  uint64_t available = memAvailableFromProc();
+  if (available == 0) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && pageSize > 0) {
+      available = mulSat(static_cast<uint64_t>(pages), static_cast<uint64_t>(pageSize));
+    }
+  }
+  // HEADMAP_MEMORY_LIMIT_MB caps what headmap allows itself (shared machines, tests).
+  if (const char* limit = std::getenv("HEADMAP_MEMORY_LIMIT_MB")) {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(limit, &end, 10);
+    if (end != limit && *end == '\0' && mb > 0) {
+      const uint64_t cap = mulSat(mb, uint64_t(1) << 20);
+      available = available ? std::min(available, cap) : cap;
+    }
+  }
+  return available;
 }
 
 void checkAttentionMemory(const ModelInfo& info, int recordedLayers, int64_t n, bool keepStages,

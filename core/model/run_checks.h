@@ -22,7 +22,8 @@ void checkTokenCount(const ModelInfo& info, int64_t n);
 uint64_t estimateAttentionBytes(int recordedLayers, int heads, int64_t n, bool keepStages);
 
 // Memory the process may still use: MemAvailable from /proc/meminfo, else physical memory
-// (sysconf); 0 when neither is known (the check is then skipped).
+// (sysconf), capped by the environment variable HEADMAP_MEMORY_LIMIT_MB when set; 0 when
+// nothing is known (the check is then skipped).
 uint64_t availableMemoryBytes();
 
 // Throws headmap::Error naming the estimate and the available memory (and suggesting --layer or
