@@ -18,6 +18,7 @@ class Args;
 
 class ArgSpec {
  public:
+  // summary: its first line is the one-line description in 'headmap-cli --help'.
   ArgSpec(std::string command, std::string summary);
 
   ArgSpec& positional(const std::string& name, const std::string& help);

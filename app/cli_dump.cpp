@@ -81,17 +81,17 @@ std::string tokensJson(const std::vector<Token>& tokens, const AttentionOptions&
 
 ArgSpec dumpSpec() {
   ArgSpec spec("dump",
-               "Compute the attention of MODEL on the given tokens and write the per-head maps\n"
-               "as a float32 C-order .npy of shape (layers, heads, q, k); layers is 1 for a bare\n"
-               "attention layer or with --layer on a full model.");
+               "Write the per-head attention maps of MODEL for some tokens to a .npy file.\n"
+               "The array is float32, C order, of shape (layers, heads, q, k); layers is 1 for\n"
+               "a bare attention layer, or for a full model with --layer.");
   spec.positional("MODEL", "weight file (.safetensors, torch.save), model folder or llama2.c .bin");
   addInputOptions(spec);
   addModelOptions(spec);
   addMaskOptions(spec);
   addAggregateOption(spec);
   spec.option("--stage", "STAGE",
-              "softmax (default): attention weights; scores: raw Q·Kᵀ; scaled: Q·Kᵀ/sqrt(d_k);\n"
-              "masked: scaled with -inf at masked cells")
+              "which scores to write: softmax (default) the attention weights;\n"
+              "scores raw Q·Kᵀ; scaled Q·Kᵀ/sqrt(d_k); masked: scaled, -inf where masked")
       .option("--out", "OUT.npy", "where to write the maps (required)")
       .option("--tokens-out", "T.json",
               "also write the tokens: ids, pieces, display strings, padded positions")

@@ -80,10 +80,10 @@ Json inspectModel(const std::string& path, const LoadOptions& options) {
 
 ArgSpec inspectSpec() {
   ArgSpec spec("inspect",
-               "Print as JSON what MODEL holds: its format, the attention layers found\n"
-               "(prefix, layout, d_model, heads, d_k), every tensor's name, dtype and\n"
-               "shape, and for full models family, layers, heads, kv_heads, d_model,\n"
-               "vocab and max_positions.");
+               "Print as JSON what MODEL holds.\n"
+               "The format, the attention layers found (prefix, layout, d_model, heads, d_k),\n"
+               "every tensor's name, dtype and shape, and for full models family, layers,\n"
+               "heads, kv_heads, d_model, vocab and max_positions.");
   spec.positional("MODEL", "weight file (.safetensors, torch.save), model folder or llama2.c .bin")
       .option("--heads", "N", "head count to report for bare layers whose file does not store it")
       .option("--tokenizer", "FILE", "tokenizer file when it is not beside the model");

@@ -24,8 +24,9 @@ std::string mainHelp() {
       "Shows, head by head, the attention a Transformer pays between tokens.\n\ncommands:\n";
   for (const auto& c : commands()) {
     std::string left = "  " + c.name;
-    text += left + std::string(left.size() < 14 ? 14 - left.size() : 1, ' ') + c.spec().summary() +
-            "\n";
+    const std::string summary = c.spec().summary();
+    text += left + std::string(left.size() < 14 ? 14 - left.size() : 1, ' ') +
+            summary.substr(0, summary.find('\n')) + "\n";
   }
   text +=
       "\n'headmap-cli COMMAND --help' documents a command and every option it takes.\n"

@@ -9,16 +9,18 @@
 //   context  (n, h * d_k)    softmax(scores_i) V_i, heads side by side
 //   output   (n, d)          context W_oᵀ + b_o
 //
-// Passes: 1 validate, 2 masks, 3 per head (scores GEMM, stages, fused masked softmax, context
-// GEMM) spread over threads, 4 output projection. Every GEMM goes through Eigen on whole blocks.
+// Passes: 1 validate, 2 masks, 3 projections (multiHeadAttention), 4 per (head, block of query
+// rows): scores GEMM, stages, fused masked softmax, context GEMM — the block's scores stay in
+// cache between the three — 5 output projection. GEMMs run through Eigen on whole blocks;
+// the passes are spread over a small thread pool (parallel.h).
 #include "core/attention/attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "core/attention/parallel.h"
+#include "core/attention/softmax.h"
 #include "core/common/error.h"
 
 namespace headmap {
@@ -36,11 +38,47 @@ void allocate(HeadMaps& maps, int heads, int q, int k) {
   maps.values.resize(static_cast<size_t>(heads) * q * k);
 }
 
-// Pass 2: keyMask (q, k) and fullyMasked (q). Query i sits at absolute position i + (nk - nq),
-// so with nq == nk causal hides keys j > i.
+void clear(HeadMaps& maps) {
+  maps.heads = maps.q = maps.k = 0;
+  maps.values.clear();  // keeps the capacity for the next call
+}
+
+// Pass 1 for attendProjected: every shape, before touching data. Returns d_k.
+int validateProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,
+                      int nKvHeads) {
+  const long long nq = q.rows(), nk = k.rows();
+  if (nq == 0 || nk == 0) {
+    throw Error("attention: empty input (" + str(nq) + " queries, " + str(nk) + " keys)");
+  }
+  if (nHeads <= 0 || nKvHeads <= 0) {
+    throw Error("attention: head counts must be positive, got " + str(nHeads) + " heads and " +
+                str(nKvHeads) + " KV heads");
+  }
+  if (nHeads % nKvHeads != 0) {
+    throw Error("attention: " + str(nHeads) + " heads are not a multiple of " + str(nKvHeads) +
+                " KV heads");
+  }
+  if (q.cols() % nHeads != 0) {
+    throw Error("attention: Q width " + str(q.cols()) + " is not divisible by " + str(nHeads) +
+                " heads");
+  }
+  const long long dk = q.cols() / nHeads;
+  if (k.cols() != nKvHeads * dk) {
+    throw Error("attention: K should be (" + str(nk) + ", " + str(nKvHeads * dk) + ") for " +
+                str(nKvHeads) + " KV heads of " + str(dk) + ", got (" + str(nk) + ", " +
+                str(k.cols()) + ")");
+  }
+  if (v.rows() != nk || v.cols() != k.cols()) {
+    throw Error("attention: V should be (" + str(nk) + ", " + str(k.cols()) + ") like K, got (" +
+                str(v.rows()) + ", " + str(v.cols()) + ")");
+  }
+  if (nq > nk) throw Error("attention: " + str(nq) + " queries but only " + str(nk) + " keys");
+  return static_cast<int>(dk);
+}
+
+// Pass 2: keyMask (q, k) and fullyMasked (q). Query i sits at position i + (nk - nq), so with
+// nq == nk causal hides keys j > i.
 void buildMasks(int nq, int nk, const AttentionOptions& options, AttentionResult& r) {
-  r.keyMask.assign(static_cast<size_t>(nq) * nk, 0);
-  r.fullyMasked.assign(nq, 0);
   std::vector<uint8_t> padded(nk, 0);
   for (int p : options.paddedKeys) {
     if (p < 0 || p >= nk) {
@@ -49,6 +87,8 @@ void buildMasks(int nq, int nk, const AttentionOptions& options, AttentionResult
     }
     padded[p] = 1;
   }
+  r.keyMask.resize(static_cast<size_t>(nq) * nk);
+  r.fullyMasked.resize(nq);
   const int offset = nk - nq;
   for (int i = 0; i < nq; ++i) {
     uint8_t* row = r.keyMask.data() + static_cast<size_t>(i) * nk;
@@ -61,80 +101,72 @@ void buildMasks(int nq, int nk, const AttentionOptions& options, AttentionResult
   }
 }
 
-// Fused masked softmax over one score row, in place: masked cells become exactly 0, a row with
-// every key masked becomes all zeros (torch gives NaN there).
-void maskedSoftmaxRow(float* row, const uint8_t* mask, int nk, bool hasPadding, int causalLimit) {
-  // Keys beyond causalLimit are masked by causality; zero them without reading.
-  const int end = std::min(nk, causalLimit);
-  float maxValue = -std::numeric_limits<float>::infinity();
-  if (hasPadding) {
-    for (int j = 0; j < end; ++j) {
-      if (!mask[j]) maxValue = std::max(maxValue, row[j]);
-    }
-  } else {
-    Eigen::Map<Eigen::ArrayXf> a(row, end);
-    if (end > 0) maxValue = a.maxCoeff();
-  }
-  if (maxValue == -std::numeric_limits<float>::infinity()) {
-    std::fill(row, row + nk, 0.0f);
-    return;
-  }
-  Eigen::Map<Eigen::ArrayXf> a(row, end);
-  a = (a - maxValue).exp();
-  if (hasPadding) {
-    for (int j = 0; j < end; ++j) {
-      if (mask[j]) row[j] = 0.0f;
-    }
-  }
-  a *= 1.0f / a.sum();
-  std::fill(row + end, row + nk, 0.0f);
-}
-
-struct HeadJob {
+struct Attend {
   ConstRef q, k, v;
-  int dk, groupSize;
+  int dk, groupSize, blockRows;
   float scale;
   const AttentionOptions& options;
   AttentionResult& r;
-  bool hasPadding;
 };
 
-// Pass 3 for one head h: scores, optional stages, softmax, context columns.
-void attendHead(const HeadJob& job, int h) {
-  AttentionResult& r = job.r;
-  const int nq = r.weights.q, nk = r.weights.k, dk = job.dk;
-  const int kvHead = h / job.groupSize;
-  auto qh = job.q.middleCols(static_cast<Eigen::Index>(h) * dk, dk);       // (nq, d_k)
-  auto kh = job.k.middleCols(static_cast<Eigen::Index>(kvHead) * dk, dk);  // (nk, d_k)
-  auto vh = job.v.middleCols(static_cast<Eigen::Index>(kvHead) * dk, dk);  // (nk, d_k)
-  RowMatrixMap s = r.weights.head(h);                                      // (nq, nk)
+// Pass 4 for head h, query rows [r0, r0 + rows): (rows, nk) scores, softmax, context columns.
+void attendBlock(const Attend& a, int h, int r0, int rows) {
+  AttentionResult& r = a.r;
+  const int nq = r.weights.q, nk = r.weights.k, dk = a.dk;
+  const int offset = nk - nq;
+  const int kv = h / a.groupSize;
+  const auto qb = a.q.block(r0, static_cast<Eigen::Index>(h) * dk, rows, dk);  // (rows, d_k)
+  const size_t first = (static_cast<size_t>(h) * nq + r0) * nk;
+  RowMatrixMap s(r.weights.values.data() + first, rows, nk);  // (rows, nk)
+  const uint8_t* mask = r.keyMask.data() + static_cast<size_t>(r0) * nk;
+  // Causal: keys at or beyond `end` are hidden for every row of the block; skip them in both
+  // GEMMs unless the stages must show the raw scores there.
+  const int end = a.options.causal ? std::min(nk, r0 + rows + offset) : nk;
 
-  if (job.options.keepStages) {
-    RowMatrixMap raw = r.raw.head(h);
-    raw.noalias() = qh * kh.transpose();
-    RowMatrixMap scaled = r.scaled.head(h);
-    scaled = raw * job.scale;
-    RowMatrixMap masked = r.masked.head(h);
+  if (a.options.keepStages) {
+    RowMatrixMap raw(r.raw.values.data() + first, rows, nk);
+    RowMatrixMap scaled(r.scaled.values.data() + first, rows, nk);
+    RowMatrixMap masked(r.masked.values.data() + first, rows, nk);
+    raw.noalias() = qb * a.k.middleCols(static_cast<Eigen::Index>(kv) * dk, dk).transpose();
+    scaled = raw * a.scale;
     masked = scaled;
-    const uint8_t* m = r.keyMask.data();
-    float* out = masked.data();
-    const size_t cells = static_cast<size_t>(nq) * nk;
+    float* m = masked.data();
+    const size_t cells = static_cast<size_t>(rows) * nk;
     for (size_t c = 0; c < cells; ++c) {
-      if (m[c]) out[c] = -std::numeric_limits<float>::infinity();
+      if (mask[c]) m[c] = -std::numeric_limits<float>::infinity();
     }
     s = scaled;
   } else {
-    // Scale folded into the GEMM's output: one pass over (nq, nk) instead of two.
-    s.noalias() = (qh * kh.transpose()) * job.scale;
+    // Scale folded into the GEMM (alpha): one pass over the block.
+    s.leftCols(end).noalias() =
+        (qb * a.k.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk).transpose()) * a.scale;
   }
+  const bool hasPadding = !a.options.paddedKeys.empty();
+  maskedSoftmaxRows(s, mask, hasPadding, a.options.causal ? r0 + offset + 1 : -1);
+  r.context.block(r0, static_cast<Eigen::Index>(h) * dk, rows, dk).noalias() =
+      s.leftCols(end) * a.v.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk);
+}
 
-  const int offset = nk - nq;
-  for (int i = 0; i < nq; ++i) {
-    const int causalLimit = job.options.causal ? i + offset + 1 : nk;
-    maskedSoftmaxRow(s.row(i).data(), r.keyMask.data() + static_cast<size_t>(i) * nk, nk,
-                     job.hasPadding, causalLimit);
-  }
-  r.context.middleCols(static_cast<Eigen::Index>(h) * dk, dk).noalias() = s * vh;
+// Query rows per task: a block of scores (rows, nk) of ~256 KB stays in L2 between GEMM,
+// softmax and context.
+int blockRowsFor(int nq, int nk) {
+  const int rows = (64 * 1024) / std::max(1, nk);
+  return std::clamp(rows - rows % 8, 8, std::max(8, nq));
+}
+
+// out[:, columns] = in · W[columns, :]ᵀ + b[columns], in column chunks across threads. The
+// chunk width is fixed, not derived from the thread count, so that every thread count gives
+// bit-identical results (Eigen's blocking depends on the operand sizes).
+void linear(const ConstRef& in, const RowMatrixXf& w, const VectorXf& b, RowMatrixXf& out) {
+  constexpr int width = 128;
+  const int cols = static_cast<int>(w.rows());
+  const double flops = 2.0 * in.rows() * in.cols() * cols;
+  parallelFor((cols + width - 1) / width, flops, [&](int c) {
+    const int c0 = c * width, cw = std::min(cols, c0 + width) - c0;
+    auto dst = out.middleCols(c0, cw);
+    dst.noalias() = in * w.middleRows(c0, cw).transpose();
+    dst.rowwise() += b.segment(c0, cw).transpose();
+  });
 }
 
 }  // namespace
@@ -163,97 +195,72 @@ void AttentionLayerWeights::validate(const std::string& where) const {
   }
 }
 
-AttentionResult attendProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,
-                                int nKvHeads, const AttentionOptions& options) {
-  // Pass 1: validate every shape before touching data.
+void attendProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,
+                     int nKvHeads, const AttentionOptions& options, AttentionResult& r) {
+  const int dk = validateProjected(q, k, v, nHeads, nKvHeads);  // Pass 1
   const int nq = static_cast<int>(q.rows()), nk = static_cast<int>(k.rows());
-  if (nq == 0 || nk == 0) {
-    throw Error("attention: empty input (" + str(nq) + " queries, " + str(nk) + " keys)");
-  }
-  if (nHeads <= 0 || nKvHeads <= 0) {
-    throw Error("attention: head counts must be positive, got " + str(nHeads) + " heads and " +
-                str(nKvHeads) + " KV heads");
-  }
-  if (nHeads % nKvHeads != 0) {
-    throw Error("attention: " + str(nHeads) + " heads are not a multiple of " + str(nKvHeads) +
-                " KV heads");
-  }
-  if (q.cols() % nHeads != 0) {
-    throw Error("attention: Q width " + str(q.cols()) + " is not divisible by " + str(nHeads) +
-                " heads");
-  }
-  const int dk = static_cast<int>(q.cols() / nHeads);
-  if (k.cols() != static_cast<Eigen::Index>(nKvHeads) * dk) {
-    throw Error("attention: K should be (" + str(nk) + ", " + str(nKvHeads * dk) + ") for " +
-                str(nKvHeads) + " KV heads of " + str(dk) + ", got (" + str(nk) + ", " +
-                str(k.cols()) + ")");
-  }
-  if (v.rows() != nk || v.cols() != k.cols()) {
-    throw Error("attention: V should be (" + str(nk) + ", " + str(k.cols()) + ") like K, got (" +
-                str(v.rows()) + ", " + str(v.cols()) + ")");
-  }
-  if (nq > nk) {
-    throw Error("attention: " + str(nq) + " queries but only " + str(nk) + " keys");
-  }
-
-  AttentionResult r;
   buildMasks(nq, nk, options, r);  // Pass 2
   allocate(r.weights, nHeads, nq, nk);
   if (options.keepStages) {
     allocate(r.raw, nHeads, nq, nk);
     allocate(r.scaled, nHeads, nq, nk);
     allocate(r.masked, nHeads, nq, nk);
+  } else {
+    clear(r.raw);
+    clear(r.scaled);
+    clear(r.masked);
   }
   r.context.resize(nq, q.cols());
 
-  // Pass 3: heads are independent; threads take whole heads.
+  // Pass 4: (head, row block) tasks are independent.
   const float scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  HeadJob job{q, k, v, dk, nHeads / nKvHeads, scale, options, r, !options.paddedKeys.empty()};
+  const int blockRows = blockRowsFor(nq, nk);
+  const int blocks = (nq + blockRows - 1) / blockRows;
+  const Attend job{q, k, v, dk, nHeads / nKvHeads, blockRows, scale, options, r};
   const double flops = 4.0 * nq * nk * dk * nHeads;
-  parallelFor(nHeads, flops, [&](int h) { attendHead(job, h); });
+  parallelFor(nHeads * blocks, flops, [&](int t) {
+    const int h = t / blocks, r0 = (t % blocks) * blockRows;
+    attendBlock(job, h, r0, std::min(blockRows, nq - r0));
+  });
+}
+
+AttentionResult attendProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,
+                                int nKvHeads, const AttentionOptions& options) {
+  AttentionResult r;
+  attendProjected(q, k, v, nHeads, nKvHeads, options, r);
   return r;
 }
 
-AttentionResult multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,
-                                   const AttentionOptions& options) {
-  w.validate("attention layer");
+void multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,
+                        const AttentionOptions& options, AttentionResult& r) {
+  w.validate("attention layer");  // Pass 1
   if (x.rows() == 0) throw Error("attention: empty input (0 tokens)");
   if (x.cols() != w.dModel) {
     throw Error("attention: input has " + str(x.cols()) + " columns, the layer's d_model is " +
                 str(w.dModel));
   }
-  // Projections: (n, d) · (d, d)ᵀ, one GEMM each, bias broadcast over rows.
+  // Pass 3: projections (n, d) · (d, d)ᵀ + b, column chunks across threads.
   const int n = static_cast<int>(x.rows());
-  RowMatrixXf q(n, w.dModel), k(n, w.dModel), v(n, w.dModel);
-  const double projFlops = 2.0 * n * w.dModel * w.dModel;
-  const RowMatrixXf* ws[] = {&w.wq, &w.wk, &w.wv};
-  const VectorXf* bs[] = {&w.bq, &w.bk, &w.bv};
-  RowMatrixXf* outs[] = {&q, &k, &v};
-  // Work split over (matrix, row block) so two threads share even 3 projections.
-  const int blocks = 2 * projectionThreads(3 * projFlops);
-  const int rowsPer = (n + blocks - 1) / blocks;
-  parallelFor(3 * blocks, 3 * projFlops, [&](int t) {
-    const int m = t / blocks, b = t % blocks;
-    const int r0 = b * rowsPer, rows = std::min(n, r0 + rowsPer) - r0;
-    if (rows <= 0) return;
-    auto dst = outs[m]->middleRows(r0, rows);
-    dst.noalias() = x.middleRows(r0, rows) * ws[m]->transpose();
-    dst.rowwise() += bs[m]->transpose();
-  });
+  // Reused across calls (no allocation per keystroke); one set per calling thread. Pool workers
+  // only see them through the references passed below, never by name.
+  thread_local RowMatrixXf q, k, v;
+  q.resize(n, w.dModel);
+  k.resize(n, w.dModel);
+  v.resize(n, w.dModel);
+  linear(x, w.wq, w.bq, q);
+  linear(x, w.wk, w.bk, k);
+  linear(x, w.wv, w.bv, v);
 
-  AttentionResult r = attendProjected(q, k, v, w.nHeads, w.nHeads, options);
+  attendProjected(q, k, v, w.nHeads, w.nHeads, options, r);  // passes 2 and 4
 
-  // Pass 4: output projection (n, h d_k) · W_oᵀ + b_o, row blocks across threads.
-  r.output.resize(n, w.dModel);
-  const int oBlocks = projectionThreads(projFlops);
-  const int oRows = (n + oBlocks - 1) / oBlocks;
-  parallelFor(oBlocks, projFlops, [&](int b) {
-    const int r0 = b * oRows, rows = std::min(n, r0 + oRows) - r0;
-    if (rows <= 0) return;
-    auto dst = r.output.middleRows(r0, rows);
-    dst.noalias() = r.context.middleRows(r0, rows) * w.wo.transpose();
-    dst.rowwise() += w.bo.transpose();
-  });
+  r.output.resize(n, w.dModel);  // Pass 5
+  linear(r.context, w.wo, w.bo, r.output);
+}
+
+AttentionResult multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,
+                                   const AttentionOptions& options) {
+  AttentionResult r;
+  multiHeadAttention(x, w, options, r);
   return r;
 }
 

@@ -60,6 +60,8 @@ struct AttentionResult {
 // q: (n, heads * d_k), k and v: (n, kv_heads * d_k). Query head h reads KV head
 // h / (heads / kv_heads) (grouped-query attention; kv_heads == heads for plain MHA).
 // -> weights (heads, n, n), context (n, heads * d_k); output is left empty.
+// q may have fewer rows than k/v (queries for the last positions only): query i then sits at
+// position i + (k.rows() - q.rows()) for the causal mask.
 AttentionResult attendProjected(const Eigen::Ref<const RowMatrixXf>& q,
                                 const Eigen::Ref<const RowMatrixXf>& k,
                                 const Eigen::Ref<const RowMatrixXf>& v, int nHeads, int nKvHeads,
@@ -68,5 +70,13 @@ AttentionResult attendProjected(const Eigen::Ref<const RowMatrixXf>& q,
 // x: (n, d_model) -> weights (heads, n, n), output (n, d_model).
 AttentionResult multiHeadAttention(const Eigen::Ref<const RowMatrixXf>& x,
                                    const AttentionLayerWeights& w, const AttentionOptions& options);
+
+// The same two computations into an existing result, reusing its buffers: when the sizes repeat
+// (e.g. between keystrokes) nothing is reallocated. Stages not asked for are cleared.
+void attendProjected(const Eigen::Ref<const RowMatrixXf>& q, const Eigen::Ref<const RowMatrixXf>& k,
+                     const Eigen::Ref<const RowMatrixXf>& v, int nHeads, int nKvHeads,
+                     const AttentionOptions& options, AttentionResult& result);
+void multiHeadAttention(const Eigen::Ref<const RowMatrixXf>& x, const AttentionLayerWeights& w,
+                        const AttentionOptions& options, AttentionResult& result);
 
 }  // namespace headmap

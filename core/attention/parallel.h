@@ -1,7 +1,8 @@
 #pragma once
-// A minimal fork-join over a few std::threads, for the attention kernels: the machine this targets
-// has 2 cores, so at most hardware_concurrency() threads run (the caller's thread is one of them)
-// and small jobs stay on the calling thread, where a thread start would cost more than the work.
+// A minimal fork-join over a small persistent thread pool, for the attention kernels: the machine
+// this targets has 2 cores, so at most hardware_concurrency() threads run (the caller's thread is
+// one of them) and small jobs stay on the calling thread, where a thread start would cost more than
+// the work.
 #include <functional>
 
 namespace headmap {
@@ -11,7 +12,7 @@ namespace headmap {
 void setComputeThreads(int n);
 int computeThreads();
 
-// How many threads a job of `flops` floating-point operations should use (1 below ~4 MFLOP).
+// How many threads a job of `flops` floating-point operations should use (1 below ~2 MFLOP).
 int projectionThreads(double flops);
 
 // Calls fn(i) for i in [0, count), spread over projectionThreads(flops) threads. Rethrows the

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/common/error.h"
 
@@ -18,6 +19,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// A tensor dimension as d_model; 0 (reported as a bad shape on load) when it cannot be one.
+int dimension(int64_t d) { return d > 0 && d <= (1 << 20) ? static_cast<int>(d) : 0; }
 
 std::string displayPrefix(const std::string& prefix) {
   return prefix.empty() ? "(top level)" : "'" + prefix + "'";
@@ -104,22 +108,26 @@ bool naturalLess(const std::string& a, const std::string& b) {
 
 std::vector<AttentionLayerCandidate> findAttentionLayers(const TensorSource& source) {
   const auto metadata = source.metadata();
+  // TensorSource::contains scans the list: index the names once (files may hold 100k tensors).
+  std::set<std::string> names;
+  for (const TensorInfo& info : source.tensors()) names.insert(info.name);
+  auto has = [&](const std::string& name) { return names.count(name) > 0; };
   std::vector<AttentionLayerCandidate> layers;
   for (const TensorInfo& info : source.tensors()) {
     AttentionLayerCandidate c;
     if (endsWith(info.name, "w_q.weight")) {
       c.prefix = info.name.substr(0, info.name.size() - 10);
       c.layout = kTutorial;
-      if (!source.contains(c.prefix + "w_k.weight") || !source.contains(c.prefix + "w_v.weight") ||
-          !source.contains(c.prefix + "w_o.weight")) {
+      if (!has(c.prefix + "w_k.weight") || !has(c.prefix + "w_v.weight") ||
+          !has(c.prefix + "w_o.weight")) {
         continue;
       }
-      c.dModel = info.shape.empty() ? 0 : static_cast<int>(info.shape[0]);
+      c.dModel = info.shape.empty() ? 0 : dimension(info.shape[0]);
     } else if (endsWith(info.name, "in_proj_weight")) {
       c.prefix = info.name.substr(0, info.name.size() - 14);
       c.layout = kTorchMha;
-      if (!source.contains(c.prefix + "out_proj.weight")) continue;
-      c.dModel = info.shape.size() == 2 ? static_cast<int>(info.shape[1]) : 0;
+      if (!has(c.prefix + "out_proj.weight")) continue;
+      c.dModel = info.shape.size() == 2 ? dimension(info.shape[1]) : 0;
     } else {
       continue;
     }

@@ -9,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/common/mapped_file.h"
+#include "core/io/attention_layers.h"  // naturalLess
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian; this reader maps it without swapping");
@@ -17,7 +18,8 @@ namespace headmap {
 
 namespace {
 
-using Json = nlohmann::ordered_json;  // keeps the file's tensor order for inspect
+// Not ordered_json: its inserts scan every earlier key, quadratic in a hostile 100 MB header.
+using Json = nlohmann::json;
 
 // A safetensors header nests three levels ({name: {shape: [..]}}); deeper JSON is refused
 // before parsing so hostile input cannot drive a parser deep.
@@ -67,6 +69,65 @@ int jsonDepth(const uint8_t* p, size_t n) {
     }
   }
   return maxDepth;
+}
+
+std::map<std::string, std::string> parseMetadata(const Json& value, const std::string& file) {
+  if (!value.is_object()) {
+    throw Error(file + ": __metadata__ must be an object of strings, found " + value.type_name());
+  }
+  std::map<std::string, std::string> metadata;
+  for (const auto& [key, entry] : value.items()) {
+    if (!entry.is_string()) {
+      throw Error(file + ": __metadata__ entry '" + key + "' must be a string, found " +
+                  entry.type_name() + " " + jsonText(entry));
+    }
+    metadata[key] = entry.get<std::string>();
+  }
+  return metadata;
+}
+
+DType parseEntryDType(const Json& value, const std::string& where) {
+  if (!value.is_string()) throw Error(where + ": dtype must be a string, found " + jsonText(value));
+  auto dtype = parseDType(value.get<std::string>());
+  if (!dtype) {
+    throw Error(where + " has unknown dtype '" + value.get<std::string>() +
+                "' (expected one of F32, F16, BF16, F64, I64, I32, I16, I8, U8, BOOL, U16, "
+                "U32, U64, F8_E4M3, F8_E5M2)");
+  }
+  return *dtype;
+}
+
+// Fills shape and returns its byte count, refusing negative, non-integer and overflowing sizes.
+uint64_t parseShape(const Json& value, DType dtype, const std::string& where,
+                    std::vector<int64_t>& shape) {
+  if (!value.is_array()) {
+    throw Error(where + ": shape must be an array of integers, found " + jsonText(value));
+  }
+  uint64_t elements = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const Json& d = value[i];
+    if (d.is_number_integer() && !d.is_number_unsigned()) {
+      throw Error(where + ": shape entry " + std::to_string(i) + " is negative (" + jsonText(d) +
+                  ")");
+    }
+    if (!d.is_number_unsigned()) {
+      throw Error(where + ": shape entry " + std::to_string(i) +
+                  " must be a non-negative integer, found " + jsonText(d));
+    }
+    const uint64_t dim = d.get<uint64_t>();
+    if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) overflow = true;
+    overflow = overflow || __builtin_mul_overflow(elements, dim, &elements);
+    shape.push_back(static_cast<int64_t>(dim));
+  }
+  uint64_t bytes = 0;
+  overflow =
+      overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(dtypeSize(dtype)), &bytes);
+  if (overflow) {
+    throw Error(where + ": shape " + jsonText(value) + " × " + dtypeName(dtype) +
+                " overflows 64-bit byte counts");
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -129,6 +190,7 @@ SafetensorsFile::SafetensorsFile(std::string name, std::shared_ptr<const void> o
   m_dataSize = left - headerLength;
   parseHeader(data + 8, static_cast<size_t>(headerLength));
   checkOverlaps();
+  sortByName();
 }
 
 void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
@@ -152,17 +214,7 @@ void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
   }
   for (const auto& [key, value] : root.items()) {
     if (key == "__metadata__") {
-      if (!value.is_object()) {
-        throw Error(m_name + ": __metadata__ must be an object of strings, found " +
-                    value.type_name());
-      }
-      for (const auto& [mkey, mvalue] : value.items()) {
-        if (!mvalue.is_string()) {
-          throw Error(m_name + ": __metadata__ entry '" + mkey + "' must be a string, found " +
-                      mvalue.type_name() + " " + jsonText(mvalue));
-        }
-        m_metadata[mkey] = mvalue.get<std::string>();
-      }
+      m_metadata = parseMetadata(value, m_name);
       continue;
     }
     const std::string where = m_name + ": tensor '" + key + "'";
@@ -173,56 +225,17 @@ void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
     for (const char* field : {"dtype", "shape", "data_offsets"}) {
       if (!value.contains(field)) throw Error(where + " has no '" + field + "'");
     }
-    const Json& dtypeJson = value["dtype"];
-    if (!dtypeJson.is_string()) {
-      throw Error(where + ": dtype must be a string, found " + jsonText(dtypeJson));
-    }
-    auto dtype = parseDType(dtypeJson.get<std::string>());
-    if (!dtype) {
-      throw Error(where + " has unknown dtype '" + dtypeJson.get<std::string>() +
-                  "' (expected one of F32, F16, BF16, F64, I64, I32, I16, I8, U8, BOOL, U16, "
-                  "U32, U64, F8_E4M3, F8_E5M2)");
-    }
-
-    const Json& shapeJson = value["shape"];
-    if (!shapeJson.is_array()) {
-      throw Error(where + ": shape must be an array of integers, found " + jsonText(shapeJson));
-    }
     TensorInfo info;
     info.name = key;
-    info.dtype = *dtype;
-    uint64_t elements = 1;
-    bool overflow = false;
-    for (size_t i = 0; i < shapeJson.size(); ++i) {
-      const Json& d = shapeJson[i];
-      if (d.is_number_integer() && !d.is_number_unsigned()) {
-        throw Error(where + ": shape entry " + std::to_string(i) + " is negative (" + jsonText(d) +
-                    ")");
-      }
-      if (!d.is_number_unsigned()) {
-        throw Error(where + ": shape entry " + std::to_string(i) +
-                    " must be a non-negative integer, found " + jsonText(d));
-      }
-      uint64_t dim = d.get<uint64_t>();
-      if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) overflow = true;
-      overflow = overflow || __builtin_mul_overflow(elements, dim, &elements);
-      info.shape.push_back(static_cast<int64_t>(dim));
-    }
-    uint64_t bytes = 0;
-    overflow = overflow ||
-               __builtin_mul_overflow(elements, static_cast<uint64_t>(dtypeSize(*dtype)), &bytes);
-    if (overflow) {
-      throw Error(where + ": shape " + jsonText(shapeJson) + " × " + dtypeName(*dtype) +
-                  " overflows 64-bit byte counts");
-    }
-
+    info.dtype = parseEntryDType(value["dtype"], where);
+    const uint64_t bytes = parseShape(value["shape"], info.dtype, where, info.shape);
     const Json& offsets = value["data_offsets"];
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned()) {
       throw Error(where + ": data_offsets must be [begin, end] with non-negative integers, found " +
                   jsonText(offsets));
     }
-    Span span{offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
+    const Span span{offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
     const std::string spanText =
         "[" + std::to_string(span.begin) + ", " + std::to_string(span.end) + "]";
     if (span.begin > span.end) {
@@ -234,11 +247,8 @@ void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
     }
     if (span.end - span.begin != bytes) {
       throw Error(where + " needs " + std::to_string(bytes) + " bytes (shape " +
-                  shapeString(info.shape) + " × " + dtypeName(*dtype) +
+                  shapeString(info.shape) + " × " + dtypeName(info.dtype) +
                   "), its data_offsets span " + std::to_string(span.end - span.begin));
-    }
-    if (!m_index.emplace(key, m_infos.size()).second) {
-      throw Error(where + " appears twice in the header");
     }
     m_infos.push_back(std::move(info));
     m_spans.push_back(span);
@@ -267,6 +277,23 @@ void SafetensorsFile::checkOverlaps() const {
     }
     if (furthest == order.size() || cur.end > m_spans[furthest].end) furthest = i;
   }
+}
+
+void SafetensorsFile::sortByName() {
+  std::vector<size_t> order(m_infos.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return naturalLess(m_infos[a].name, m_infos[b].name); });
+  std::vector<TensorInfo> infos;
+  std::vector<Span> spans;
+  m_index.clear();
+  for (size_t i : order) {
+    m_index[m_infos[i].name] = infos.size();
+    infos.push_back(std::move(m_infos[i]));
+    spans.push_back(m_spans[i]);
+  }
+  m_infos = std::move(infos);
+  m_spans = std::move(spans);
 }
 
 FloatTensor SafetensorsFile::load(const std::string& name) const {

@@ -44,12 +44,13 @@ class SafetensorsFile : public TensorSource {
 
   void parseHeader(const uint8_t* header, size_t length);
   void checkOverlaps() const;
+  void sortByName();  // "layers.2.x" before "layers.10.x"
 
   std::string m_name;
   std::shared_ptr<const void> m_owner;
   const uint8_t* m_dataArea = nullptr;  // first byte after the header
   uint64_t m_dataSize = 0;
-  std::vector<TensorInfo> m_infos;  // in header order
+  std::vector<TensorInfo> m_infos;  // naturally sorted by name
   std::vector<Span> m_spans;        // parallel to m_infos
   std::map<std::string, size_t> m_index;
   std::map<std::string, std::string> m_metadata;

@@ -32,6 +32,7 @@ struct ModelInput {
 struct RunOptions {
   AttentionOptions attention;  // padding, causal (forced on for causal families), scale, stages
   std::vector<int> layers;     // layers to record; empty = all
+  bool logits = true;          // fill ModelRun.logits (needs the whole stack and the LM head)
 };
 
 struct LayerAttention {

@@ -63,6 +63,10 @@ std::shared_ptr<Tokenizer> loadTokenizerFile(const std::string& path, int vocabS
     if (!t) throw Error(path + ": the folder holds no tokenizer file");
     return t;
   }
+  if (fs::path(path).extension() == ".model") {
+    throw Error(path + ": SentencePiece .model files are not read; give the model's " +
+                "tokenizer.json, or a llama2.c tokenizer.bin exported from it");
+  }
   std::string data = tokenize::readFileLimited(path);
   if (data.empty()) throw Error(path + ": the tokenizer file is empty");
   char first = firstNonSpace(data);

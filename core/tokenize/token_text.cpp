@@ -180,6 +180,11 @@ PieceTable::PieceTable(const std::unordered_map<std::string, int>& vocab, Displa
     : m_style(style), m_source(std::move(source)) {
   int maxId = -1;
   for (const auto& [piece, id] : vocab) maxId = std::max(maxId, id);
+  if (maxId >= static_cast<int>(vocab.size()) + kMaxIdGap) {
+    throw Error(m_source + ": vocabulary id " + std::to_string(maxId) + " with only " +
+                std::to_string(vocab.size()) + " pieces; ids must be dense (0.." +
+                std::to_string(vocab.size() + kMaxIdGap - 1) + ")");
+  }
   m_pieces.resize(maxId + 1);
   m_special.assign(maxId + 1, 0);
   m_present.assign(maxId + 1, 0);
@@ -191,6 +196,10 @@ PieceTable::PieceTable(const std::unordered_map<std::string, int>& vocab, Displa
 }
 
 void PieceTable::addSpecial(const std::string& piece, int id, bool special) {
+  if (id >= size() + kMaxIdGap) {
+    throw Error(m_source + ": added token '" + piece + "' has id " + std::to_string(id) +
+                ", far beyond the vocabulary's " + std::to_string(size()) + " ids");
+  }
   if (id >= size()) {
     m_pieces.resize(id + 1);
     m_special.resize(id + 1, 0);

@@ -12,8 +12,11 @@
 namespace headmap::tokenize {
 
 constexpr size_t kMaxTokenizerFileBytes = size_t(512) << 20;  // far above any real tokenizer
-constexpr int kMaxVocabSize = 16 << 20;                       // ids must stay below this
-constexpr size_t kMaxPieceBytes = 4096;                       // one vocabulary entry
+constexpr int kMaxVocabSize = 4 << 20;                        // ids must stay below this
+// Ids are dense in real vocabularies; a sparse id (e.g. one piece with id 4,000,000) would make
+// the id -> piece table allocate far more than the file is worth.
+constexpr int kMaxIdGap = 1 << 16;
+constexpr size_t kMaxPieceBytes = 4096;  // one vocabulary entry
 
 // The whole file; throws headmap::Error naming the file when unreadable or above maxBytes.
 std::string readFileLimited(const std::string& path, size_t maxBytes = kMaxTokenizerFileBytes);

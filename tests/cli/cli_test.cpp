@@ -230,6 +230,71 @@ TEST(CliDump, InputOnlyTokensAreLabelledByPosition) {
   EXPECT_EQ(j["pieces"], nlohmann::json::array({"#0", "#1", "#2", "#3", "#4"}));
 }
 
+// The attention fixtures' 64/4 files (tests/fixtures/attention/safetensors): torch's
+// nn.MultiheadAttention weights are (heads, q, k); dump adds the leading layer axis.
+void expectCloseToAttentionFixture(const std::string& actualPath, const std::string& reference) {
+  NpyArray actual = readNpy(actualPath);
+  NpyArray expected = readNpy(test::fixture("attention/safetensors/" + reference));
+  std::vector<int64_t> withLayer = {1};
+  withLayer.insert(withLayer.end(), expected.shape.begin(), expected.shape.end());
+  ASSERT_EQ(actual.shape, withLayer) << reference;
+  float maxDiff = 0;
+  for (size_t i = 0; i < actual.values.size(); ++i) {
+    maxDiff = std::max(maxDiff, std::abs(actual.values[i] - expected.values[i]));
+  }
+  EXPECT_LE(maxDiff, 1e-5f) << "max |diff| vs " << reference << " = " << maxDiff;
+}
+
+std::string ax(const std::string& name) {
+  return shellQuote(test::fixture("attention/safetensors/" + name));
+}
+
+TEST(CliDumpTorch, StateDictWithTextAndMasks) {
+  std::string out = test::tempPath("text.npy");
+  auto r = cli("dump " + ax("mha_state_dict.safetensors") +
+               " --text 'the cat sat on the mat' --out " + shellQuote(out));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  expectCloseToAttentionFixture(out, "mha_state_dict_text_weights.npy");
+
+  out = test::tempPath("masked.npy");
+  r = cli("dump " + ax("mha_state_dict.safetensors") + " --input " + ax("input.npy") +
+          " --causal --pad 4 --out " + shellQuote(out));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  expectCloseToAttentionFixture(out, "mha_state_dict_causal_pad4_weights.npy");
+}
+
+TEST(CliDumpTorch, PrefixedTutorialLayoutAndEncoderLayers) {
+  std::string out = test::tempPath("tutorial.npy");
+  auto r = cli("dump " + ax("tutorial_prefixed.safetensors") + " --heads 4 --input " +
+               ax("input.npy") + " --causal --pad 4 --out " + shellQuote(out));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  expectCloseToAttentionFixture(out, "tutorial_prefixed_causal_pad4_weights.npy");
+
+  for (const char* layer : {"0", "encoder.layers.1.self_attn.", "2"}) {
+    out = test::tempPath(std::string("enc") + layer + ".npy");
+    r = cli("dump " + ax("encoder_layers.safetensors") + " --input " + ax("input.npy") +
+            " --layer " + layer + " --out " + shellQuote(out));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string index = std::string(layer).size() == 1 ? layer : "1";
+    expectCloseToAttentionFixture(out, "encoder_layer" + index + "_weights.npy");
+  }
+}
+
+TEST(CliInspectTorch, EncoderLayersListed) {
+  auto r = cli("inspect " + ax("encoder_layers.safetensors"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["attention_layers"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(j["attention_layers"][i]["prefix"],
+              "encoder.layers." + std::to_string(i) + ".self_attn.");
+    EXPECT_EQ(j["attention_layers"][i]["d_model"], 64);
+    EXPECT_EQ(j["attention_layers"][i]["heads"], 4);
+    EXPECT_EQ(j["attention_layers"][i]["d_k"], 16);
+  }
+  EXPECT_EQ(j["tensors"].size(), 12u);
+}
+
 // Every failing dump: its message, its exit code, no signal, and no OUT written.
 struct FailingDump {
   std::string args;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/attention/parallel.h"
+#include "core/attention/softmax.h"
 #include "core/common/error.h"
 #include "core/io/npy.h"
 #include "tests/test_support.h"
@@ -142,27 +143,88 @@ TEST(Attention, KeyMaskAlwaysFilled) {
   }
 }
 
-// Naive per-cell reference for attendProjected: loops, no Eigen products.
+// Naive per-cell reference for attendProjected: loops in double, no Eigen products. Queries are
+// the last q.rows() positions of k.rows().
 std::vector<float> naiveWeights(const RowMatrixXf& q, const RowMatrixXf& k, int heads, int kvHeads,
-                                bool scale) {
-  const int n = q.rows(), dk = q.cols() / heads;
-  std::vector<float> w(static_cast<size_t>(heads) * n * n);
+                                bool scale, bool causal = false,
+                                const std::vector<int>& padded = {}) {
+  const int nq = q.rows(), nk = k.rows(), dk = q.cols() / heads;
+  std::vector<float> w(static_cast<size_t>(heads) * nq * nk, 0.0f);
   for (int h = 0; h < heads; ++h) {
     const int g = h / (heads / kvHeads);
-    for (int i = 0; i < n; ++i) {
-      std::vector<double> s(n);
+    for (int i = 0; i < nq; ++i) {
+      std::vector<double> s(nk);
+      std::vector<bool> visible(nk, true);
+      for (int p : padded) visible[p] = false;
       double mx = -1e300, sum = 0;
-      for (int j = 0; j < n; ++j) {
+      for (int j = 0; j < nk; ++j) {
+        if (causal && j > i + nk - nq) visible[j] = false;
         double dot = 0;
         for (int c = 0; c < dk; ++c) dot += double(q(i, h * dk + c)) * k(j, g * dk + c);
         s[j] = scale ? dot / std::sqrt(double(dk)) : dot;
-        mx = std::max(mx, s[j]);
+        if (visible[j]) mx = std::max(mx, s[j]);
       }
-      for (int j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - mx));
-      for (int j = 0; j < n; ++j) w[(size_t(h) * n + i) * n + j] = float(s[j] / sum);
+      for (int j = 0; j < nk; ++j) sum += visible[j] ? (s[j] = std::exp(s[j] - mx)) : 0.0;
+      for (int j = 0; j < nk; ++j) {
+        if (visible[j]) w[(size_t(h) * nq + i) * nk + j] = float(s[j] / sum);
+      }
     }
   }
   return w;
+}
+
+TEST(Attention, ManyRowBlocksCausalPaddedMatchNaive) {
+  // n = 300 splits every head into several row blocks; causal skips hidden keys per block.
+  const int n = 300, heads = 3, dk = 8;
+  RowMatrixXf q = formulaInput(n, heads * dk) * 0.7f;
+  RowMatrixXf k = formulaInput(n, heads * dk).colwise().reverse();
+  RowMatrixXf v = formulaInput(n, heads * dk);
+  AttentionOptions options;
+  options.causal = true;
+  options.paddedKeys = {0, 150, 299};
+  AttentionResult r = attendProjected(q, k, v, heads, heads, options);
+  std::vector<float> ref = naiveWeights(q, k, heads, heads, true, true, options.paddedKeys);
+  const double diff = maxDiff(ref.data(), r.weights.values.data(), ref.size());
+  EXPECT_LE(diff, 1e-5) << "max |diff| = " << diff;
+  EXPECT_EQ(r.fullyMasked[0], 1);
+  EXPECT_EQ(r.fullyMasked[1], 0);
+  for (int h = 0; h < heads; ++h) {
+    RowMatrixXf expected = r.weights.head(h) * v.middleCols(h * dk, dk);
+    EXPECT_LE((r.context.middleCols(h * dk, dk) - expected).cwiseAbs().maxCoeff(), 1e-5);
+  }
+}
+
+TEST(Attention, QueriesForTheLastPositionsOnly) {
+  // The last 5 queries against all 40 keys give the last 5 rows of the full map.
+  const int n = 40, heads = 2, dk = 8;
+  RowMatrixXf x = formulaInput(n, heads * dk);
+  AttentionOptions options;
+  options.causal = true;
+  AttentionResult full = attendProjected(x, x, x, heads, heads, options);
+  AttentionResult tail = attendProjected(x.bottomRows(5), x, x, heads, heads, options);
+  for (int h = 0; h < heads; ++h) {
+    EXPECT_LE((tail.weights.head(h) - full.weights.head(h).bottomRows(5)).cwiseAbs().maxCoeff(),
+              1e-6);
+  }
+  EXPECT_EQ(tail.keyMask[0 * n + 35], 0);
+  EXPECT_EQ(tail.keyMask[0 * n + 36], 1);
+}
+
+TEST(Attention, ReusedResultDropsStagesAndMatches) {
+  AttentionLayerWeights w = formulaLayer(32, 4);
+  AttentionOptions stages;
+  stages.keepStages = true;
+  AttentionResult r;
+  multiHeadAttention(formulaInput(9, 32), w, stages, r);
+  EXPECT_EQ(r.raw.values.size(), 4u * 9 * 9);
+  AttentionOptions plain;
+  multiHeadAttention(formulaInput(5, 32), w, plain, r);
+  EXPECT_TRUE(r.raw.empty() && r.scaled.empty() && r.masked.empty());
+  AttentionResult fresh = multiHeadAttention(formulaInput(5, 32), w, plain);
+  EXPECT_EQ(r.weights.values, fresh.weights.values);
+  EXPECT_EQ(r.keyMask, fresh.keyMask);
+  EXPECT_EQ(r.output, fresh.output);
+  EXPECT_EQ(r.weights.q, 5);
 }
 
 TEST(Attention, GroupedQueryHeadsReadTheirKvHead) {
@@ -236,6 +298,40 @@ TEST(AttentionErrors, NameTheValues) {
   expectError([&] { attendProjected(q, q, formulaInput(4, 12), 4, 4, none); }, {"V", "(4, 12)"});
   expectError([&] { attendProjected(q, q, q, 4, 3, none); }, {"4 heads", "3 KV"});
   expectError([&] { attendProjected(q, q, q, 5, 5, none); }, {"12", "5 heads"});
+}
+
+}  // namespace
+}  // namespace headmap
+
+namespace headmap {
+namespace {
+
+TEST(MaskedSoftmax, SameBitsAtAnyAddress) {
+  // The same 3 x 37 scores at float offsets 0..15 of a buffer: identical results.
+  RowMatrixXf scores = formulaMatrix(37, 0.3).topRows(3) * 40.0f;
+  std::vector<float> buffer(3 * 37 + 16);
+  RowMatrixXf first;
+  for (int shift = 0; shift < 16; ++shift) {
+    RowMatrixMap s(buffer.data() + shift, 3, 37);
+    s = scores;
+    maskedSoftmaxRows(s, nullptr, false, -1);
+    if (shift == 0) first = s;
+    EXPECT_EQ(RowMatrixXf(s), first) << "offset " << shift;
+  }
+  EXPECT_NEAR(first.row(1).sum(), 1.0f, 1e-6);
+}
+
+TEST(MaskedSoftmax, HugeMaskedScoresDoNotLeak) {
+  // A masked cell holding +inf or 1e30 must not turn the row into NaN or take weight.
+  RowMatrixXf s(1, 4);
+  s << 1.0f, std::numeric_limits<float>::infinity(), 2.0f, 1e30f;
+  const std::vector<uint8_t> mask = {0, 1, 0, 1};
+  maskedSoftmaxRows(RowMatrixMap(s.data(), 1, 4), mask.data(), true, -1);
+  const float e = std::exp(-1.0f);
+  EXPECT_NEAR(s(0, 0), e / (1 + e), 1e-7);
+  EXPECT_EQ(s(0, 1), 0.0f);
+  EXPECT_NEAR(s(0, 2), 1 / (1 + e), 1e-7);
+  EXPECT_EQ(s(0, 3), 0.0f);
 }
 
 }  // namespace

@@ -124,6 +124,13 @@ TEST(TokenizerMalformed, BadJson) {
                             "merges": []}})"),
                 {"Split", "not supported"});
   expectRefused(writeIn("o", "tokenizer.json", R"({"model": 3})"), {"model"});
+  expectRefused(writeIn("q", "tokenizer.json",
+                        R"({"model": {"vocab": {"a": 0, "b": 3000000}, "merges": []}})"),
+                {"3000000", "dense"});
+  expectRefused(writeIn("r", "tokenizer.json",
+                        R"({"added_tokens": [{"id": 4000000, "content": "<x>"}],
+                            "model": {"vocab": {"a": 0}, "merges": []}})"),
+                {"'<x>'", "4000000"});
   expectRefused(writeIn("p", "tokenizer.json",
                         R"({"post_processor": {"type": "TemplateProcessing", "single":
                             [{"SpecialToken": {"id": "<s>"}}], "special_tokens": {"<s>": 5}},
@@ -151,6 +158,12 @@ TEST(TokenizerMalformed, VocabTxt) {
   std::vector<int> ids;
   for (const Token& token : t->encode("Hellos there")) ids.push_back(token.id);
   EXPECT_EQ(ids, (std::vector<int>{2, 4, 5, 1, 3}));
+}
+
+TEST(TokenizerMalformed, SentencePieceModelIsNamed) {
+  std::string path = test::sharedModel("stories260K/tok512.model");
+  HEADMAP_SKIP_WITHOUT(path);
+  expectRefused(path, {"SentencePiece", "tokenizer.json"});
 }
 
 TEST(TokenizerMalformed, FolderWithoutTokenizer) {

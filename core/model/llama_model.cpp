@@ -1,0 +1,100 @@
+#include "core/model/llama_model.h"
+
+#include "core/common/error.h"
+#include "core/model/config.h"
+#include "core/model/forward_common.h"
+#include "core/model/tensor_fetch.h"
+
+namespace headmap {
+
+LlamaModel::LlamaModel(LlamaSettings settings, LlamaWeights weights)
+    : m_settings(std::move(settings)), m_weights(std::move(weights)) {
+  m_settings.info.causalBuiltIn = true;
+}
+
+ModelRun LlamaModel::run(const ModelInput& input, const RunOptions& options) const {
+  const ModelInfo& info = m_settings.info;
+  const std::vector<int> ids = checkedTokenIds(input, info);
+  const LayerPlan plan = planLayers(options.layers, info);
+  const float eps = m_settings.eps;
+  const int dh = m_settings.dHead;
+
+  ModelRun run;
+  // h: (n, d) residual stream.
+  RowMatrixXf h = gatherRows(m_weights.embed.matrix(), ids);
+  for (int l = 0; l <= plan.lastLayer; ++l) {
+    const LlamaLayerWeights& w = m_weights.layers[l];
+    const RowMatrixXf x = rmsNorm(h, w.attnNorm.vector(), eps);
+    // q: (n, heads*dh); k, v: (n, kv*dh)
+    RowMatrixXf q = linear(x, w.wq.matrix(), optionalVector(w.bq));
+    RowMatrixXf k = linear(x, w.wk.matrix(), optionalVector(w.bk));
+    const RowMatrixXf v = linear(x, w.wv.matrix(), optionalVector(w.bv));
+    applyRope(q, info.heads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
+    applyRope(k, info.kvHeads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
+    AttentionResult att = attendProjected(q, k, v, info.heads, info.kvHeads,
+                                          layerAttentionOptions(options, info, plan.record[l]));
+    h += linear(att.context, w.wo.matrix());
+    // SwiGLU MLP: down(silu(gate x) ⊙ up x)
+    const RowMatrixXf y = rmsNorm(h, w.ffnNorm.vector(), eps);
+    RowMatrixXf g = linear(y, w.gate.matrix());
+    swigluInPlace(g, linear(y, w.up.matrix()));
+    h += linear(g, w.down.matrix());
+    if (plan.record[l]) run.layers.push_back({l, std::move(att)});
+  }
+  if (options.logits && plan.fullStack() && present(m_weights.classifier)) {
+    const RowMatrixXf out = rmsNorm(h, m_weights.finalNorm.vector(), eps);
+    // logits: (n, vocab)
+    const RowMatrixXf logits = linear(out, m_weights.classifier.matrix());
+    run.logits.assign(logits.data(), logits.data() + logits.size());
+  }
+  return run;
+}
+
+std::shared_ptr<Model> buildLlamaModel(const ModelConfig& c, const TensorFetcher& t,
+                                       const std::string& name) {
+  const int64_t d = c.dModel, qd = int64_t(c.heads) * c.dHead, kvd = int64_t(c.kvHeads) * c.dHead;
+  const int64_t ff = c.dFf, vocab = c.vocab;
+  LlamaWeights w;
+  w.embed = t.get("embed_tokens.weight", {vocab, d});
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    LlamaLayerWeights lw;
+    lw.attnNorm = t.get(p + "input_layernorm.weight", {d});
+    lw.wq = t.get(p + "self_attn.q_proj.weight", {qd, d});
+    lw.wk = t.get(p + "self_attn.k_proj.weight", {kvd, d});
+    lw.wv = t.get(p + "self_attn.v_proj.weight", {kvd, d});
+    lw.wo = t.get(p + "self_attn.o_proj.weight", {d, qd});
+    lw.bq = t.optional(p + "self_attn.q_proj.bias", {qd});
+    lw.bk = t.optional(p + "self_attn.k_proj.bias", {kvd});
+    lw.bv = t.optional(p + "self_attn.v_proj.bias", {kvd});
+    lw.ffnNorm = t.get(p + "post_attention_layernorm.weight", {d});
+    lw.gate = t.get(p + "mlp.gate_proj.weight", {ff, d});
+    lw.up = t.get(p + "mlp.up_proj.weight", {ff, d});
+    lw.down = t.get(p + "mlp.down_proj.weight", {d, ff});
+    w.layers.push_back(std::move(lw));
+  }
+  w.finalNorm = t.get("norm.weight", {d});
+  if (t.hasUnprefixed("lm_head.weight")) {
+    w.classifier = t.getUnprefixed("lm_head.weight", {vocab, d});
+  } else if (c.tieEmbeddings) {
+    w.classifier = w.embed;
+  }
+
+  LlamaSettings s;
+  s.info.family = "llama";
+  s.info.name = name;
+  s.info.layers = c.layers;
+  s.info.heads = c.heads;
+  s.info.kvHeads = c.kvHeads;
+  s.info.dModel = c.dModel;
+  s.info.vocab = c.vocab;
+  s.info.maxPositions = c.maxPositions;
+  s.dHead = c.dHead;
+  s.dFf = c.dFf;
+  s.eps = c.eps;
+  s.ropeTheta = c.ropeTheta;
+  s.ropeLayout = RopeLayout::RotateHalf;
+  return std::make_shared<LlamaModel>(std::move(s), std::move(w));
+}
+
+}  // namespace headmap
