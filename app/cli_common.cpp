@@ -100,8 +100,8 @@ std::vector<int> recordedLayersFrom(const Args& args, const ModelInfo& info) {
 
 void checkRunInput(const LoadedModel& loaded, const ModelInput& input, const RunOptions& options) {
   const ModelInfo info = loaded.model->info();
-  const int64_t n = input.embeddings ? input.embeddings->rows()
-                                     : static_cast<int64_t>(input.tokens.size());
+  const int64_t n =
+      input.embeddings ? input.embeddings->rows() : static_cast<int64_t>(input.tokens.size());
   checkTokenCount(info, n);
   checkAttentionMemory(info, static_cast<int>(options.layers.size()), n,
                        options.attention.keepStages);

@@ -1,6 +1,7 @@
 // libFuzzer target: llama2.c checkpoints through loadModel (header plausibility, size checks,
 // weight views) and, when one loads, a forward pass over two token ids. The loader takes a path:
 // each input is written to a per-process temporary file first.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -12,7 +13,9 @@
 #include "core/model/load.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/headmap_fuzz_llama2c_" + std::to_string(::getpid()) + ".bin";
+  // A private folder: the loader looks for tokenizer.bin beside the checkpoint.
+  static const std::string dir = "/tmp/headmap_fuzz_llama2c_" + std::to_string(::getpid());
+  static const std::string path = (::mkdir(dir.c_str(), 0700), dir + "/model.bin");
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
   std::fwrite(data, 1, size, f);

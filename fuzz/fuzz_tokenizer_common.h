@@ -11,7 +11,11 @@ namespace headmap::fuzz {
 
 inline void exerciseTokenizer(const Tokenizer& tokenizer) {
   static const char* const kTexts[] = {
-      "", " ", "Hello world, héllo 123!\n", "  two  spaces\t\ttabs", "ab ba aab <s></s>[CLS]",
+      "",
+      " ",
+      "Hello world, héllo 123!\n",
+      "  two  spaces\t\ttabs",
+      "ab ba aab <s></s>[CLS]",
       "\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80 \xff\xfe invalid utf-8 \xc3"};
   for (const char* text : kTexts) {
     try {

@@ -9,8 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    auto tokenizer = headmap::parseVocabTxt(
-        std::string(reinterpret_cast<const char*>(data), size), "vocab.txt");
+    auto tokenizer =
+        headmap::parseVocabTxt(std::string(reinterpret_cast<const char*>(data), size), "vocab.txt");
     if (tokenizer) headmap::fuzz::exerciseTokenizer(*tokenizer);
   } catch (const headmap::Error&) {
   }

@@ -36,8 +36,12 @@ std::vector<CorpusEntry> loadManifest() {
   const nlohmann::json manifest = nlohmann::json::parse(in);
   std::vector<CorpusEntry> entries;
   for (const auto& e : manifest.at("entries")) {
-    CorpusEntry entry{e.at("file"), e.at("loader"), e.at("cli"), e.at("expect"),
-                      e.value("expect_cli", std::string(e.at("expect"))), e.value("needs", "")};
+    CorpusEntry entry{e.at("file"),
+                      e.at("loader"),
+                      e.at("cli"),
+                      e.at("expect"),
+                      e.value("expect_cli", std::string(e.at("expect"))),
+                      e.value("needs", "")};
     entries.push_back(entry);
   }
   return entries;

@@ -69,10 +69,10 @@ TEST(RobustCli, EmptyTextIsRefused) {
 TEST(RobustCli, MissingFilesAreNamed) {
   const std::string missing = test::tempPath("nope.safetensors");
   expectRefused(cli("inspect " + test::shellQuote(missing)), missing + ": no such file");
-  expectRefused(cli("dump " + fx("two_layers.safetensors") + " --input " +
-                    test::shellQuote(missing) + " --out " +
-                    test::shellQuote(test::tempPath("o.npy"))),
-                "no such file");
+  expectRefused(
+      cli("dump " + fx("two_layers.safetensors") + " --input " + test::shellQuote(missing) +
+          " --out " + test::shellQuote(test::tempPath("o.npy"))),
+      "no such file");
 }
 
 TEST(RobustCli, DirectoriesAsFilesAreRefused) {
@@ -95,9 +95,8 @@ TEST(RobustCli, FifoDoesNotHang) {
   const std::string fifo = test::tempPath("pipe.safetensors");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   expectRefused(cli("inspect " + test::shellQuote(fifo)), "not a regular file");
-  expectRefused(cli("dump " + fx("two_layers.safetensors") + " --input " +
-                    test::shellQuote(fifo) + " --out " +
-                    test::shellQuote(test::tempPath("o.npy"))),
+  expectRefused(cli("dump " + fx("two_layers.safetensors") + " --input " + test::shellQuote(fifo) +
+                    " --out " + test::shellQuote(test::tempPath("o.npy"))),
                 "not a regular file");
 }
 

@@ -32,8 +32,9 @@ std::string messageOf(const std::function<void()>& f) {
 
 TEST(RunChecks, TokenCountRefusesEmptyAndTooLong) {
   EXPECT_NE(messageOf([] { checkTokenCount(info(1, 1), 0); }).find("no tokens"), std::string::npos);
-  EXPECT_NE(messageOf([] { checkTokenCount(info(1, 1, 1024), 1025); })
-                .find("1025 tokens, but the model supports at most 1024"),
+  EXPECT_NE(messageOf([] {
+              checkTokenCount(info(1, 1, 1024), 1025);
+            }).find("1025 tokens, but the model supports at most 1024"),
             std::string::npos);
   EXPECT_NO_THROW(checkTokenCount(info(1, 1, 1024), 1024));
   EXPECT_NO_THROW(checkTokenCount(info(1, 1, 0), 100000));  // bare layer: no position table
@@ -50,14 +51,16 @@ TEST(RunChecks, AttentionEstimateCountsMapsMaskAndTemporaries) {
 }
 
 TEST(RunChecks, MemoryCheckNamesEstimateAndAvailable) {
-  const std::string m = messageOf([] { checkAttentionMemory(info(12, 12), 0, 8192, false, 1 << 30); });
+  const std::string m =
+      messageOf([] { checkAttentionMemory(info(12, 12), 0, 8192, false, 1 << 30); });
   EXPECT_NE(m.find("8192 tokens (12 layers x 12 heads"), std::string::npos) << m;
   EXPECT_NE(m.find("need about 37."), std::string::npos) << m;
   EXPECT_NE(m.find("GB, but only 1.0 GB of memory is available"), std::string::npos) << m;
   EXPECT_NE(m.find("--layer"), std::string::npos) << m;
   EXPECT_NO_THROW(checkAttentionMemory(info(12, 12), 1, 1024, false, 1ull << 30));
   // One recorded layer: no --layer advice.
-  const std::string one = messageOf([] { checkAttentionMemory(info(12, 12), 1, 65536, false, 1 << 30); });
+  const std::string one =
+      messageOf([] { checkAttentionMemory(info(12, 12), 1, 65536, false, 1 << 30); });
   EXPECT_EQ(one.find("--layer"), std::string::npos) << one;
   EXPECT_NE(one.find("use fewer tokens"), std::string::npos) << one;
 }
@@ -72,9 +75,13 @@ TEST(RunChecks, EnvironmentCapsAvailableMemory) {
 
 TEST(RunChecks, CheckedByteCountRefusesOverflowAndNegative) {
   EXPECT_EQ(checkedByteCount({2, 3}, 4, "x"), 24u);
-  EXPECT_NE(messageOf([] { checkedByteCount({int64_t(1) << 62, 16}, 4, "w"); }).find("overflows"),
+  EXPECT_NE(messageOf([] {
+              checkedByteCount({int64_t(1) << 62, 16}, 4, "w");
+            }).find("overflows"),
             std::string::npos);
-  EXPECT_NE(messageOf([] { checkedByteCount({3, -1}, 4, "w"); }).find("negative"),
+  EXPECT_NE(messageOf([] {
+              checkedByteCount({3, -1}, 4, "w");
+            }).find("negative"),
             std::string::npos);
 }
 
