@@ -22,13 +22,12 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     -DHEADMAP_BUILD_TESTS=OFF -DHEADMAP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None \
     "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only"
 fi
-cmake --build "$BUILD" -j2 || exit 1
-bash scripts/fuzz/seed_corpora.sh "$BUILD/corpus" >/dev/null
-
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for exe in "$BUILD"/fuzz/fuzz_*; do [ -x "$exe" ] && targets+=("$(basename "$exe")"); done
+  for src in fuzz/fuzz_*.cpp; do targets+=("$(basename "$src" .cpp)"); done
 fi
+cmake --build "$BUILD" -j2 --target "${targets[@]}" || exit 1
+bash scripts/fuzz/seed_corpora.sh "$BUILD/corpus" >/dev/null
 
 run_one() {
   local t="$1"
