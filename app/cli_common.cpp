@@ -105,13 +105,6 @@ void checkRunInput(const LoadedModel& loaded, const ModelInput& input, const Run
   checkTokenCount(info, n);
   checkAttentionMemory(info, static_cast<int>(options.layers.size()), n,
                        options.attention.keepStages);
-  if (input.embeddings) {
-    const int64_t bad = countNonFinite(input.embeddings->data(), input.embeddings->size());
-    if (bad > 0) {
-      std::cerr << "headmap-cli: warning: the input vectors hold " << bad
-                << " NaN/Inf values; the attention maps will too\n";
-    }
-  }
 }
 
 void warnNonFinite(const ModelRun& run) {

@@ -28,7 +28,7 @@ AttentionOptions attentionOptionsFrom(const Args& args, int n);
 std::vector<int> recordedLayersFrom(const Args& args, const ModelInfo& info);
 
 // Before Model::run: refuses (headmap::Error) no tokens, more tokens than the model supports, and
-// attention maps that would not fit in memory; warns on stderr about NaN/Inf input vectors.
+// attention maps that would not fit in memory. (NaN/Inf input vectors are refused by the model.)
 void checkRunInput(const LoadedModel& loaded, const ModelInput& input, const RunOptions& options);
 // After Model::run: a warning on stderr naming the layers and heads whose maps hold NaN or Inf.
 void warnNonFinite(const ModelRun& run);
