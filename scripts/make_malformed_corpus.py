@@ -25,7 +25,7 @@ NPY_INPUT = ["dump", "{fixtures}/cli/two_layers.safetensors", "--input", "{file}
 TOKENIZER = ["inspect", "{fixtures}/malformed/hosts/tiny_llama2c.bin", "--tokenizer", "{file}"]
 
 
-def put(rel, data, loader, cli, expect, needs=None):
+def put(rel, data, loader, cli, expect, needs=None, expect_cli=None):
     path = os.path.join(ROOT, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
@@ -33,6 +33,8 @@ def put(rel, data, loader, cli, expect, needs=None):
     entry = {"file": rel, "loader": loader, "cli": cli, "expect": expect}
     if needs:
         entry["needs"] = needs
+    if expect_cli:
+        entry["expect_cli"] = expect_cli  # the CLI passes the model's vocab size as a hint
     return entry
 
 
@@ -85,7 +87,7 @@ st("negative_shape", safetensors(
 st("renamed_png", b"\x89PNG\r\n\x1a\n" + bytes(8) + b"IHDR" + bytes(13), "header length")
 zbuf = io.BytesIO()
 with zipfile.ZipFile(zbuf, "w") as z:
-    z.writestr("hello.txt", "not tensors")
+    z.writestr(zipfile.ZipInfo("hello.txt", (1980, 1, 1, 0, 0, 0)), "not tensors")
 st("renamed_zip", zbuf.getvalue(), "zip")
 
 # ---------------------------------------------------------------- npy
@@ -116,7 +118,9 @@ np_("shape_overflow", npy(f4.replace("(2, 16)", "(4294967296, 4294967296, 16)"),
 np_("bad_shape", npy(f4.replace("(2, 16)", "(2, x)"), bytes(128)), "bad dimension")
 np_("no_descr", npy("{'fortran_order': False, 'shape': (2, 16), }", bytes(128)),
     "no 'descr' entry")
-np_("wrong_rank", npy(f4.replace("(2, 16)", "(32,)"), bytes(128)), "shape (n, d_model)")
+# A valid .npy of the wrong rank: only the CLI (which needs (n, d_model)) refuses it.
+add("npy/wrong_rank.npy", npy(f4.replace("(2, 16)", "(32,)"), bytes(128)), "none", NPY_INPUT,
+    "shape (n, d_model)")
 
 # ---------------------------------------------------------------- tokenizer.json
 def tj(mode, text, expect):
@@ -174,15 +178,17 @@ def l2tok(pieces, max_len=8, scores=None):
 base = ["<unk>", "\n<s>\n", "\n</s>\n"] + ["<0x%02X>" % b for b in range(256)] + ["a", "b"]
 
 
-def tb(mode, data, expect):
-    add("tokenizer_bin/%s.bin" % mode, data, "tokenizer", TOKENIZER, expect, needs="llama2c")
+def tb(mode, data, expect, expect_cli=None):
+    add("tokenizer_bin/%s.bin" % mode, data, "tokenizer", TOKENIZER, expect, needs="llama2c",
+        expect_cli=expect_cli)
 
 
 tb("bad_max_token_length", l2tok(base, max_len=-5), "max_token_length")
 tb("truncated_record", l2tok(base)[:-3], "bytes, the file has")
-tb("negative_length", l2tok(base)[:4] + struct.pack("<fi", 0.0, -7), "has length -7")
+tb("negative_length", l2tok(base)[:4] + struct.pack("<fi", 0.0, -7), "has length -7",
+   "261 records need at least")
 tb("length_over_max", l2tok(["x" * 20] + base, max_len=8), "has length 20")
-tb("too_few_tokens", l2tok(["a", "b", "c"]), "at least 259 tokens")
+tb("too_few_tokens", l2tok(["a", "b", "c"]), "at least 259 tokens", "261 records need at least")
 tb("nan_score", l2tok(base, scores=[float("nan")] * len(base)), "non-finite score")
 
 
@@ -214,13 +220,16 @@ def lc(mode, data, expect):
     add("llama2c/%s.bin" % mode, data, "model", INSPECT, expect, needs="llama2c")
 
 
-lc("truncated_weights", tiny[:-40], "needs %d bytes, the file has %d" % (len(tiny), len(tiny) - 40))
-lc("extra_bytes", tiny + bytes(12), "needs %d bytes" % len(tiny))
-lc("dim_not_divisible", l2header(dim=9, heads=2) + bytes(64), "not divisible by n_heads")
-lc("odd_head_size", l2header(dim=6, heads=2, kv=2) + bytes(64), "must be even")
-lc("kv_heads_not_divisor", l2header(heads=4, kv=3) + bytes(64), "not divisible by n_kv_heads")
-lc("huge_vocab", l2header(vocab=1 << 30) + bytes(64), "not a recognized tensor file")
-lc("header_only", l2header(), "needs")
+# looksLikeLlama2c accepts only headers whose sizes match the file: a broken checkpoint is refused
+# with the generic message (it names the file and the formats headmap reads).
+UNRECOGNIZED = "not a recognized tensor file"
+lc("truncated_weights", tiny[:-40], UNRECOGNIZED)
+lc("extra_bytes", tiny + bytes(12), UNRECOGNIZED)
+lc("dim_not_divisible", l2header(dim=9, heads=2) + bytes(64), UNRECOGNIZED)
+lc("odd_head_size", l2header(dim=6, heads=2, kv=2) + bytes(64), UNRECOGNIZED)
+lc("kv_heads_not_divisor", l2header(heads=4, kv=3) + bytes(64), UNRECOGNIZED)
+lc("huge_vocab", l2header(vocab=1 << 30) + bytes(64), UNRECOGNIZED)
+lc("header_only", l2header(), UNRECOGNIZED)
 
 # ---------------------------------------------------------------- config.json (HF folders)
 def cfg(mode, config, expect, extra=None):
@@ -248,19 +257,19 @@ def pt(mode, data, expect):
 
 zbuf = io.BytesIO()
 with zipfile.ZipFile(zbuf, "w") as z:
-    z.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
-    z.writestr("archive/version", "3\n")
+    z.writestr(zipfile.ZipInfo("archive/data.pkl", (1980, 1, 1, 0, 0, 0)), b"\x80\x02}q\x00.")
+    z.writestr(zipfile.ZipInfo("archive/version", (1980, 1, 1, 0, 0, 0)), "3\n")
 whole = zbuf.getvalue()
 pt("truncated_zip", whole[:len(whole) // 2], "zip")
 zbuf = io.BytesIO()
 with zipfile.ZipFile(zbuf, "w") as z:
-    z.writestr("archive/version", "3\n")
+    z.writestr(zipfile.ZipInfo("archive/version", (1980, 1, 1, 0, 0, 0)), "3\n")
 pt("no_data_pkl", zbuf.getvalue(), "data.pkl")
 zbuf = io.BytesIO()
 with zipfile.ZipFile(zbuf, "w") as z:
     # GLOBAL os.system: a pickle that would run a command under a plain unpickler.
-    z.writestr("archive/data.pkl", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03.")
-    z.writestr("archive/version", "3\n")
+    z.writestr(zipfile.ZipInfo("archive/data.pkl", (1980, 1, 1, 0, 0, 0)), b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03.")
+    z.writestr(zipfile.ZipInfo("archive/version", (1980, 1, 1, 0, 0, 0)), "3\n")
 pt("refused_global", zbuf.getvalue(), "os")
 pt("legacy_truncated", b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.", "torch")
 

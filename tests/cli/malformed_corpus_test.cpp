@@ -133,7 +133,9 @@ TEST(MalformedCorpusManifest, CoversEveryFormatWithSmallFiles) {
     formats.insert(e.file.substr(0, e.file.find('/')));
     const fs::path p = test::fixture("malformed/" + e.file);
     ASSERT_TRUE(fs::exists(p)) << p;
-    if (fs::is_regular_file(p)) EXPECT_LT(fs::file_size(p), 64 * 1024) << p;
+    if (fs::is_regular_file(p)) {
+      EXPECT_LT(fs::file_size(p), 64 * 1024) << p;
+    }
   }
   for (const char* f : {"safetensors", "npy", "tokenizer_json", "vocab_json", "vocab_txt",
                         "tokenizer_bin", "llama2c", "config_json", "torch"}) {
