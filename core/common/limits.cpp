@@ -13,7 +13,8 @@ void requireRegularFile(const std::string& path, const std::string& expected) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
-    if (err == ENOENT) throw Error(path + ": no such file (expected " + expected + ")");
+    if (err == ENOENT)
+      throw Error(path + ": cannot open: no such file (expected " + expected + ")");
     throw Error(path + ": cannot read: " + std::strerror(err));
   }
   if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, expected " + expected);
