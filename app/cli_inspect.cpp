@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli_commands.h"
-#include "core/common/limits.h"
 #include "app/cli_common.h"
+#include "core/common/limits.h"
 #include "core/io/attention_layers.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_source.h"
