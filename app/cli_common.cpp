@@ -1,9 +1,11 @@
 #include "app/cli_common.h"
 
+#include <iostream>
 #include <limits>
 
 #include "core/common/error.h"
 #include "core/io/npy.h"
+#include "core/model/run_checks.h"
 
 namespace headmap::cli {
 
@@ -94,6 +96,23 @@ std::vector<int> recordedLayersFrom(const Args& args, const ModelInfo& info) {
   if (info.family == "attention" || !args.has("--layer")) return {};
   return {parseInt(args.get("--layer"), 0, info.layers - 1,
                    "--layer (" + info.name + " has " + std::to_string(info.layers) + " layers)")};
+}
+
+void checkRunInput(const LoadedModel& loaded, const ModelInput& input, const RunOptions& options) {
+  const ModelInfo info = loaded.model->info();
+  const int64_t n =
+      input.embeddings ? input.embeddings->rows() : static_cast<int64_t>(input.tokens.size());
+  checkTokenCount(info, n);
+  checkAttentionMemory(info, static_cast<int>(options.layers.size()), n,
+                       options.attention.keepStages);
+}
+
+void warnNonFinite(const ModelRun& run) {
+  const std::vector<NonFiniteLayer> bad = findNonFinite(run);
+  if (bad.empty()) return;
+  std::cerr << "headmap-cli: warning: attention weights hold NaN or Inf (the model's weights or "
+               "inputs are not finite): "
+            << describeNonFinite(bad) << "\n";
 }
 
 }  // namespace headmap::cli

@@ -27,4 +27,10 @@ AttentionOptions attentionOptionsFrom(const Args& args, int n);
 // layer choice made at load time and records its only layer.
 std::vector<int> recordedLayersFrom(const Args& args, const ModelInfo& info);
 
+// Before Model::run: refuses (headmap::Error) no tokens, more tokens than the model supports, and
+// attention maps that would not fit in memory. (NaN/Inf input vectors are refused by the model.)
+void checkRunInput(const LoadedModel& loaded, const ModelInput& input, const RunOptions& options);
+// After Model::run: a warning on stderr naming the layers and heads whose maps hold NaN or Inf.
+void warnNonFinite(const ModelRun& run);
+
 }  // namespace headmap::cli

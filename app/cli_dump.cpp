@@ -124,7 +124,9 @@ int runDump(const Args& args) {
   runOptions.attention.keepStages = stage != Stage::Softmax;
   runOptions.layers = aggregateLayers(aggregate, recordedLayersFrom(args, loaded.model->info()));
 
+  checkRunInput(loaded, input, runOptions);
   ModelRun run = loaded.model->run(input, runOptions);
+  warnNonFinite(run);
   std::vector<int64_t> shape;
   std::vector<float> values = aggregate == Aggregate::None ? stack(run, stage, shape)
                                                            : aggregateMaps(run, aggregate, shape);

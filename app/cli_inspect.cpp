@@ -5,6 +5,7 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "core/common/limits.h"
 #include "core/io/attention_layers.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_source.h"
@@ -29,6 +30,8 @@ Json tensorsJson(const std::vector<TensorInfo>& tensors) {
 // knowing the head count, so inspect works before the user knows what to pass to dump.
 bool isBareTensorFile(const std::string& path) {
   if (std::filesystem::is_directory(path)) return false;
+  // The sniffers below open the file: a FIFO would block them forever.
+  requireRegularFile(path, "a weight file or a model folder");
   if (looksLikeSafetensors(path) || looksLikeTorchFile(path)) return true;
   return !looksLikeLlama2c(path);
 }

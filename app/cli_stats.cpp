@@ -76,7 +76,9 @@ int runStats(const Args& args) {
   RunOptions runOptions;
   runOptions.attention = attentionOptionsFrom(args, n);
   runOptions.layers = recordedLayersFrom(args, loaded.model->info());
+  checkRunInput(loaded, input, runOptions);
   const ModelRun run = loaded.model->run(input, runOptions);
+  warnNonFinite(run);
 
   // A bare layer's words are identified by their text (its ids are positions); see idsFromPieces.
   std::vector<int> ids;

@@ -12,6 +12,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/limits.h"
 #include "core/common/tensor.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -126,7 +127,11 @@ std::string readWholeFile(const std::string& path) {
 }  // namespace
 
 NpyArray readNpy(const std::string& path) {
-  const std::string bytes = readWholeFile(path);
+  requireRegularFile(path, "a .npy file");
+  return parseNpy(readWholeFile(path), path);
+}
+
+NpyArray parseNpy(const std::string& bytes, const std::string& path) {
   static const char kMagic[] = "\x93NUMPY";
   if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) {
     fail(path, "not a .npy file (missing the \\x93NUMPY magic)");

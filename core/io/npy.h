@@ -14,6 +14,8 @@ struct NpyArray {
 // Throws headmap::Error naming the file and what is wrong (bad magic, dtype, Fortran order,
 // shape product beyond the file).
 NpyArray readNpy(const std::string& path);
+// The same on a file's bytes already in memory; `source` names it in messages (fuzzing, tests).
+NpyArray parseNpy(const std::string& bytes, const std::string& source);
 
 // Writes a float32 '<f4' C-order array through a temporary file renamed into place, so a failure
 // never leaves a half-written OUT.

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/limits.h"
 #include "core/io/safetensors.h"
 #include "core/io/torch_file.h"
 
@@ -32,6 +33,7 @@ std::unique_ptr<TensorSource> openTensorFile(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a .safetensors or torch.save file");
   }
+  requireRegularFile(path, "a .safetensors or torch.save file");
   // Content first; a .safetensors name only decides when the content is too broken to tell, so
   // that a truncated download gets the safetensors reader's precise message.
   if (looksLikeSafetensors(path)) return SafetensorsFile::open(path);

@@ -4,6 +4,7 @@
 
 #include "core/attention/embedding.h"
 #include "core/common/error.h"
+#include "core/common/limits.h"
 #include "core/io/attention_layers.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_source.h"
@@ -65,6 +66,7 @@ LoadedModel loadModel(const std::string& path, const LoadOptions& options) {
                 ": a folder without config.json; headmap opens Hugging Face model "
                 "folders (config.json + model.safetensors) or a single weight file");
   }
+  requireRegularFile(path, "a weight file (.safetensors, torch.save, llama2.c .bin) or a model folder");
   // Formats with magic bytes first: llama2.c's header is only a plausibility check.
   if (looksLikeSafetensors(path) || looksLikeTorchFile(path)) return loadBareLayer(path, options);
   if (looksLikeLlama2c(path)) return loadLlama2c(path, options);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/limits.h"
 #include "core/tokenize/unicode_text.h"
 
 namespace headmap::tokenize {
@@ -56,6 +57,7 @@ bool isAsciiSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\
 }  // namespace
 
 std::string readFileLimited(const std::string& path, size_t maxBytes) {
+  requireRegularFile(path, "a tokenizer file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open the tokenizer file");
   std::streamoff size = in.tellg();
