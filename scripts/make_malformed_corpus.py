@@ -220,16 +220,17 @@ def lc(mode, data, expect):
     add("llama2c/%s.bin" % mode, data, "model", INSPECT, expect, needs="llama2c")
 
 
-# looksLikeLlama2c accepts only headers whose sizes match the file: a broken checkpoint is refused
-# with the generic message (it names the file and the formats headmap reads).
+# looksLikeLlama2c accepts any header whose 7 values are within a real checkpoint's bounds, so a
+# broken checkpoint gets the loader's own message; a header out of bounds is not taken for one.
 UNRECOGNIZED = "not a recognized tensor file"
-lc("truncated_weights", tiny[:-40], UNRECOGNIZED)
-lc("extra_bytes", tiny + bytes(12), UNRECOGNIZED)
-lc("dim_not_divisible", l2header(dim=9, heads=2) + bytes(64), UNRECOGNIZED)
-lc("odd_head_size", l2header(dim=6, heads=2, kv=2) + bytes(64), UNRECOGNIZED)
-lc("kv_heads_not_divisor", l2header(heads=4, kv=3) + bytes(64), UNRECOGNIZED)
+SIZE = "bytes, the file has"
+lc("truncated_weights", tiny[:-40], SIZE)
+lc("extra_bytes", tiny + bytes(12), SIZE)
+lc("dim_not_divisible", l2header(dim=9, heads=2) + bytes(64), "not divisible by n_heads")
+lc("odd_head_size", l2header(dim=6, heads=2, kv=2) + bytes(64), "must be even")
+lc("kv_heads_not_divisor", l2header(heads=4, kv=3) + bytes(64), "not divisible by n_kv_heads")
 lc("huge_vocab", l2header(vocab=1 << 30) + bytes(64), UNRECOGNIZED)
-lc("header_only", l2header(), UNRECOGNIZED)
+lc("header_only", l2header(), SIZE)
 
 # ---------------------------------------------------------------- config.json (HF folders)
 def cfg(mode, config, expect, extra=None):

@@ -12,6 +12,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/float16.h"
 #include "core/common/limits.h"
 #include "core/common/tensor.h"
 
@@ -89,30 +90,6 @@ std::vector<int64_t> parseShape(const std::string& path, const std::string& head
     shape.push_back(dim);
   }
   return shape;
-}
-
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / NaN
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {  // subnormal half: renormalise
-    int e = -1;
-    do {
-      ++e;
-      mantissa <<= 1;
-    } while (!(mantissa & 0x400u));
-    bits = sign | ((112 - e) << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
 }
 
 std::string readWholeFile(const std::string& path) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/float16.h"  // halfToFloat, bfloat16ToFloat (used by callers)
 #include "core/io/tensor_source.h"
 
 namespace headmap {
@@ -58,10 +59,5 @@ class SafetensorsFile : public TensorSource {
 
 // True when the first bytes look like a safetensors header: a length that fits the file and '{'.
 bool looksLikeSafetensors(const std::string& path);
-
-// IEEE 754 binary16 -> binary32, exact for every value (subnormals, ±inf, NaN payloads).
-float halfToFloat(uint16_t bits);
-// bfloat16 is the upper half of a float32.
-float bfloat16ToFloat(uint16_t bits);
 
 }  // namespace headmap

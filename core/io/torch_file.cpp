@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/common/float16.h"
 
 namespace headmap {
 namespace {
@@ -44,30 +45,6 @@ std::string zipErrorText(zip_error_t* error) {
   return text;
 }
 
-float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f;
-  uint32_t mantissa = h & 0x3ff;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {  // subnormal half: renormalise
-    int e = -1;
-    do {
-      ++e;
-      mantissa <<= 1;
-    } while (!(mantissa & 0x400));
-    bits = sign | (uint32_t(112 - e) << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 template <typename T>
 float readAs(const uint8_t* p) {
   T v;
@@ -89,10 +66,7 @@ float elementToFloat(DType dtype, const uint8_t* p) {
     case DType::BF16: {
       uint16_t h;
       std::memcpy(&h, p, 2);
-      uint32_t bits = uint32_t(h) << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      return f;
+      return bfloat16ToFloat(h);
     }
     case DType::I64:
       return readAs<int64_t>(p);

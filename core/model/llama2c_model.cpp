@@ -49,6 +49,8 @@ void checkRange(const std::string& path, const char* field, int64_t value, int64
 
 // Parses and checks the 7-int32 header against the file size. Throws headmap::Error naming the
 // field, the expected and the actual values.
+// The 7 int32 of the header, each within the bounds of a real checkpoint. A file that passes is
+// taken for a llama2.c checkpoint, so that a truncated download gets the size message.
 Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t fileSize) {
   if (fileSize < kHeaderBytes) {
     throw Error(path + ": llama2.c checkpoint needs a 28-byte header, the file has " +
@@ -64,6 +66,11 @@ Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t 
   checkRange(path, "n_kv_heads", v[4], 1, 1024);
   checkRange(path, "|vocab_size|", int64_t(v[5] < 0 ? -int64_t(v[5]) : v[5]), 1, 1 << 22);
   checkRange(path, "seq_len", v[6], 1, 1 << 20);
+  return h;
+}
+
+// The header's values agree with each other and with the file size; the messages name them.
+void checkHeaderConsistency(const std::string& path, const Header& h, int64_t fileSize) {
   if (h.dim % h.heads != 0) {
     throw Error(path + ": llama2.c header dim " + std::to_string(h.dim) +
                 " is not divisible by n_heads " + std::to_string(h.heads));
@@ -81,11 +88,11 @@ Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t 
     throw Error(path + ": a llama2.c checkpoint with dim=" + std::to_string(h.dim) +
                 " hidden_dim=" + std::to_string(h.hidden) +
                 " n_layers=" + std::to_string(h.layers) + " n_heads=" + std::to_string(h.heads) +
-                " n_kv_heads=" + std::to_string(h.kvHeads) + " vocab_size=" + std::to_string(v[5]) +
+                " n_kv_heads=" + std::to_string(h.kvHeads) +
+                " vocab_size=" + std::to_string(h.sharedClassifier ? h.vocab : -h.vocab) +
                 " seq_len=" + std::to_string(h.seqLen) + " needs " + std::to_string(expected) +
                 " bytes, the file has " + std::to_string(fileSize));
   }
-  return h;
 }
 
 // Hands out consecutive float32 tensors of the mapped file.
@@ -146,7 +153,7 @@ bool looksLikeLlama2c(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in.read(reinterpret_cast<char*>(header), kHeaderBytes)) return false;
   try {
-    parseHeader(path, header, size);
+    parseHeader(path, header, size);  // ranges only: consistency errors belong to the loader
     return true;
   } catch (const Error&) {
     return false;
@@ -156,6 +163,7 @@ bool looksLikeLlama2c(const std::string& path) {
 LoadedModel loadLlama2c(const std::string& path, const LoadOptions& options) {
   const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
   const Header h = parseHeader(path, file->data(), static_cast<int64_t>(file->size()));
+  checkHeaderConsistency(path, h, static_cast<int64_t>(file->size()));
   const int64_t d = h.dim, kv = h.kvDim(), f = h.hidden, v = h.vocab;
 
   LoadedModel loaded;

@@ -187,8 +187,9 @@ int64_t tinyFloats() {
   return v * d + d + d * d + 2 * kv * d + d * d + d + 3 * f * d + d + seq * hs;
 }
 
+// looksLikeLlama2c only checks the header's bounds (a truncated download still routes here and
+// gets the size message), so these files are judged by loadLlama2c's message alone.
 void expectLoadError(const std::string& path, const std::vector<std::string>& parts) {
-  EXPECT_FALSE(looksLikeLlama2c(path));
   try {
     loadLlama2c(path, {});
     ADD_FAILURE() << path << " loaded";
