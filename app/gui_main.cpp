@@ -2,6 +2,7 @@
 // render one screenshot and exit (tests, README).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QIcon>
 #include <QTextStream>
@@ -47,11 +48,15 @@ int main(int argc, char** argv) {
   const QCommandLineOption head("head", "Head to show.", "H");
   const QCommandLineOption grid("grid", "Show every head of the layer.");
   const QCommandLineOption mean("mean", "Show the mean over heads.");
+  const QCommandLineOption rollout("rollout", "Show the attention rollout across all layers.");
+  const QCommandLineOption viewOption("view", "Open a view: stats (the head statistics table).",
+                                      "stats");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
                                    "With --screenshot: print compute/render ms as JSON.");
-  parser.addOptions({screenshot, text, layer, head, grid, mean, dark, size, timings});
+  parser.addOptions(
+      {screenshot, text, layer, head, grid, mean, rollout, viewOption, dark, size, timings});
   parser.process(app);
 
   if (parser.isSet(dark)) {
@@ -94,6 +99,12 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(grid)) view.mode = HeadMode::Grid;
   if (parser.isSet(mean)) view.mode = HeadMode::Mean;
+  if (parser.isSet(rollout)) view.mode = HeadMode::Rollout;
+  if (parser.isSet(viewOption)) {
+    if (parser.value(viewOption) != "stats")
+      return fail(QString("--view '%1' is not one of: stats").arg(parser.value(viewOption)));
+    window.statsDock()->show();
+  }
   window.setViewOptions(view);
   if (!batch) {
     window.show();

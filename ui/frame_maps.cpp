@@ -95,6 +95,26 @@ HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const
   return data;
 }
 
+HeatmapData rolloutData(const AttentionFrame& frame, const ViewOptions& view,
+                        const QString& model) {
+  HeatmapData data;
+  const int n = int(frame.rollout.rows());
+  if (n == 0 || frame.rollout.cols() != n) return data;
+  data.q = data.k = n;
+  const QStringList labels = tokenLabels(frame.tokens);
+  data.queryLabels = data.keyLabels = labels.mid(0, n);
+  data.values.assign(frame.rollout.data(), frame.rollout.data() + size_t(n) * n);
+  data.valueName = QObject::tr("rollout");
+  data.fixedUnitRange = view.fixedRange;  // rows are distributions over input tokens
+  // Always from the softmax weights, whatever stage the other views show.
+  QStringList parts{model, QObject::tr("rollout across all layers")};
+  if (frame.options.causal) parts << QObject::tr("causal");
+  if (!frame.options.paddedKeys.empty())
+    parts << QObject::tr("%n padded", nullptr, int(frame.options.paddedKeys.size()));
+  data.title = parts.join(QStringLiteral(" · "));
+  return data;
+}
+
 std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
                                   const QString& model) {
   std::vector<HeatmapData> all;
@@ -113,6 +133,11 @@ std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOpti
       return gridData(frame, view, model);
     case HeadMode::Mean:
       return {meanData(frame, view, model)};
+    case HeadMode::Rollout: {
+      HeatmapData data = rolloutData(frame, view, model);
+      if (data.values.empty()) return {};
+      return {std::move(data)};
+    }
     case HeadMode::Single:
       break;
   }

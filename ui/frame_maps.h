@@ -19,6 +19,8 @@ QString mapTitle(const QString& model, const AttentionFrame& frame, const QStrin
 HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int head,
                      const QString& model);
 HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);
+// The frame's attention rollout (n, n) across every layer; empty values when not computed.
+HeatmapData rolloutData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);
 std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
                                   const QString& model);
 // What the view shows for the current options: one entry, or every head in grid mode.

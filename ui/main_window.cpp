@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -18,6 +19,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
+#include <stdexcept>
 
 #include "ui/controls_panel.h"
 #include "ui/default_model.h"
@@ -25,6 +27,7 @@
 #include "ui/exporter.h"
 #include "ui/frame_maps.h"
 #include "ui/head_grid_view.h"
+#include "ui/head_stats_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/resources_init.h"
 #include "ui/token_chips_widget.h"
@@ -110,6 +113,24 @@ void MainWindow::buildUi() {
     o.head = head;
     m_controls->setOptions(o);
   });
+
+  // Hidden until asked for (View menu), so the heatmap keeps the room by default.
+  m_statsDock = new QDockWidget(tr("Head statistics"), this);
+  m_statsDock->setObjectName(QStringLiteral("headStatsDock"));
+  m_stats = new HeadStatsView(m_statsDock);
+  m_statsDock->setWidget(m_stats);
+  addDockWidget(Qt::BottomDockWidgetArea, m_statsDock);
+  m_statsDock->hide();
+  connect(m_stats, &HeadStatsView::headSelected, this, &MainWindow::showHead);
+  connect(m_stats, &HeadStatsView::exportRequested, this, &MainWindow::exportStatsDialog);
+}
+
+void MainWindow::showHead(int layer, int head) {
+  ViewOptions o = m_controls->options();
+  o.mode = HeadMode::Single;
+  o.layer = layer;
+  o.head = head;
+  m_controls->setOptions(o);
 }
 
 void MainWindow::buildMenus() {
@@ -125,6 +146,7 @@ void MainWindow::buildMenus() {
                   &MainWindow::exportImageDialog);
   file->addAction(tr("Export &data…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                   &MainWindow::exportDataDialog);
+  file->addAction(tr("Export head &statistics…"), this, &MainWindow::exportStatsDialog);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -133,6 +155,10 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Previous head (← / ↑)"), this, [this] { m_controls->stepHead(-1); });
   view->addAction(tr("Next layer (PageDown)"), this, [this] { m_controls->stepLayer(1); });
   view->addAction(tr("Previous layer (PageUp)"), this, [this] { m_controls->stepLayer(-1); });
+  view->addSeparator();
+  QAction* stats = m_statsDock->toggleViewAction();
+  stats->setShortcut(QKeySequence(tr("Ctrl+T")));
+  view->addAction(stats);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -226,6 +252,7 @@ void MainWindow::onFrame(const AttentionFrame& frame) {
   m_frame = frame;
   m_chips->setTokens(frame.tokens);
   showNotice(frame.ok() ? frame.notice : frame.error);
+  m_stats->setStats(frame.stats, frame.ok() ? frame.analysisNote : QString());
   render();
 }
 
@@ -233,7 +260,10 @@ void MainWindow::render() {
   if (!m_frame.ok() || m_frame.tokens.empty()) return;
   const ViewOptions view = m_controls->options();
   std::vector<HeatmapData> maps = visibleData(m_frame, view, m_store->displayName());
-  if (maps.empty()) return;
+  if (maps.empty()) {
+    if (view.mode == HeadMode::Rollout) showNotice(m_frame.analysisNote);
+    return;
+  }
   QElapsedTimer timer;
   timer.start();
   int nonFinite = 0;
@@ -343,6 +373,25 @@ bool MainWindow::exportDataTo(const QString& path) {
     reportError(tr("Export failed"), QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool MainWindow::exportStatsTo(const QString& path) {
+  try {
+    if (m_stats->model()->rowCount() == 0)
+      throw std::runtime_error(tr("There are no head statistics to export").toStdString());
+    m_stats->exportCsvTo(path);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Export failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::exportStatsDialog() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export head statistics"),
+                                   QStringLiteral("head_stats.csv"), tr("CSV table (*.csv)"));
+  if (!path.isEmpty()) exportStatsTo(path);
 }
 
 void MainWindow::exportImageDialog() {

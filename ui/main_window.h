@@ -8,6 +8,7 @@
 #include "ui/attention_controller.h"
 #include "ui/model_store.h"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -17,6 +18,7 @@ namespace headmap::ui {
 
 class ControlsPanel;
 class HeadGridView;
+class HeadStatsView;
 class HeatmapView;
 class TokenChipsWidget;
 
@@ -46,6 +48,9 @@ class MainWindow : public QMainWindow {
   TokenChipsWidget* chips() const { return m_chips; }
   HeatmapView* heatmapView() const { return m_single; }
   HeadGridView* gridView() const { return m_grid; }
+  HeadStatsView* statsView() const { return m_stats; }
+  QDockWidget* statsDock() const { return m_statsDock; }
+  bool exportStatsTo(const QString& path);  // CSV of the head statistics table
   QLineEdit* textEdit() const { return m_text; }
   const AttentionFrame& frame() const { return m_frame; }
   QString noticeText() const;
@@ -79,6 +84,8 @@ class MainWindow : public QMainWindow {
   void newRandomLayerDialog();
   void exportImageDialog();
   void exportDataDialog();
+  void exportStatsDialog();
+  void showHead(int layer, int head);
   bool handleNavigationKey(QKeyEvent* event);
 
   AppSettings* m_settings = nullptr;
@@ -92,6 +99,8 @@ class MainWindow : public QMainWindow {
   QStackedWidget* m_stack = nullptr;
   HeatmapView* m_single = nullptr;
   HeadGridView* m_grid = nullptr;
+  HeadStatsView* m_stats = nullptr;
+  QDockWidget* m_statsDock = nullptr;
   QLabel* m_notice = nullptr;
   QLabel* m_modelLabel = nullptr;
   QLabel* m_tokensLabel = nullptr;

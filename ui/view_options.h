@@ -8,7 +8,8 @@
 
 namespace headmap::ui {
 
-enum class HeadMode { Single, Grid, Mean };
+// Rollout: attention rollout across every layer (Abnar & Zuidema 2020), not one layer's heads.
+enum class HeadMode { Single, Grid, Mean, Rollout };
 
 struct ComputeOptions {
   int layer = 0;
