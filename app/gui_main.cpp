@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption grid("grid", "Show every head of the layer.");
   const QCommandLineOption mean("mean", "Show the mean over heads.");
   const QCommandLineOption rollout("rollout", "Show the attention rollout across all layers.");
-  const QCommandLineOption viewOption("view", "Open a view: stats (the head statistics table).",
-                                      "stats");
+  const QCommandLineOption viewOption(
+      "view", "Open a view: stats (the head statistics table) or overview (every layer × head).",
+      "stats|overview");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
@@ -101,9 +102,13 @@ int main(int argc, char** argv) {
   if (parser.isSet(mean)) view.mode = HeadMode::Mean;
   if (parser.isSet(rollout)) view.mode = HeadMode::Rollout;
   if (parser.isSet(viewOption)) {
-    if (parser.value(viewOption) != "stats")
-      return fail(QString("--view '%1' is not one of: stats").arg(parser.value(viewOption)));
-    window.statsDock()->show();
+    const QString which = parser.value(viewOption);
+    if (which == "stats")
+      window.statsDock()->show();
+    else if (which == "overview")
+      view.mode = HeadMode::Overview;
+    else
+      return fail(QString("--view '%1' is not one of: stats, overview").arg(which));
   }
   window.setViewOptions(view);
   if (!batch) {

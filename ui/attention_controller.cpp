@@ -65,9 +65,14 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
       frame.stats = computeHeadStats(result, analysisIds(model, frame.tokens));
       frame.rollout = attentionRollout(result);
     } else {
-      frame.analysisNote = QObject::tr("Head statistics and rollout are computed up to %1 tokens")
-                               .arg(AttentionController::kMaxAnalysisTokens);
+      frame.analysisNote =
+          QObject::tr("Head statistics, rollout and the overview are computed up to %1 tokens")
+              .arg(AttentionController::kMaxAnalysisTokens);
     }
+    if (analyse)
+      for (LayerAttention& l : result.layers)
+        frame.allWeights.push_back(l.layer == layer ? l.result.weights
+                                                    : std::move(l.result.weights));
     auto selected = std::find_if(result.layers.begin(), result.layers.end(),
                                  [&](const LayerAttention& l) { return l.layer == layer; });
     if (selected == result.layers.end()) throw Error("the model returned no attention layer");

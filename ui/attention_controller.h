@@ -25,9 +25,10 @@ struct AttentionFrame {
   LayerAttention layer;  // the selected layer only
   // Whole-model analysis of the softmax weights (all layers), computed on the worker with the
   // run; empty when the input is longer than kMaxAnalysisTokens (see analysisNote).
-  std::vector<HeadStats> stats;  // one per (layer, head), layers ascending
-  RowMatrixXf rollout;           // (n, n) attention rollout across every layer
-  QString analysisNote;          // why stats / rollout are missing, empty when present
+  std::vector<HeadStats> stats;      // one per (layer, head), layers ascending
+  RowMatrixXf rollout;               // (n, n) attention rollout across every layer
+  std::vector<HeadMaps> allWeights;  // per layer (heads, n, n) softmax weights, for the overview
+  QString analysisNote;              // why stats / rollout are missing, empty when present
   ComputeOptions options;
   double computeMs = 0;
   QString error;   // the model's refusal (empty text, too many tokens, bad ids)

@@ -293,7 +293,8 @@ void HeatmapView::onMouseMove(QMouseEvent* event) {
   }
   const int col = int(std::lround(m_rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
   const int row = int(std::lround(m_rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
-  const QString text = cellText(row, col);
+  QString text = cellText(row, col);
+  if (!text.isEmpty() && !m_data.hoverNote.isEmpty()) text = m_data.hoverNote + '\n' + text;
   if (text.isEmpty())
     QToolTip::hideText();
   else

@@ -29,6 +29,7 @@ struct HeatmapData {
   QString title;
   QString valueName = "weight";  // "weight" in the softmax stage, "score" otherwise
   bool fixedUnitRange = true;    // colour range 0..1, else min..max of the unmasked cells
+  QString hoverNote;             // shown above the cell value in the hover tooltip, if any
 };
 
 class HeatmapView : public QWidget {

@@ -107,11 +107,13 @@ void MainWindow::buildUi() {
   connect(m_text, &QLineEdit::textChanged, this, &MainWindow::onTextEdited);
   connect(m_chips, &TokenChipsWidget::paddingChanged, this, &MainWindow::onControlsChanged);
   connect(m_controls, &ControlsPanel::optionsChanged, this, &MainWindow::onControlsChanged);
-  connect(m_grid, &HeadGridView::headClicked, this, [this](int head) {
-    ViewOptions o = m_controls->options();
-    o.mode = HeadMode::Single;
-    o.head = head;
-    m_controls->setOptions(o);
+  connect(m_grid, &HeadGridView::headClicked, this, [this](int index) {
+    const ViewOptions o = m_controls->options();
+    const int heads = std::max(1, m_store->info().heads);
+    if (o.mode == HeadMode::Overview)
+      showHead(index / heads, index % heads);  // cells are layer-major
+    else
+      showHead(o.layer, index);
   });
 
   // Hidden until asked for (View menu), so the heatmap keeps the room by default.
@@ -261,14 +263,16 @@ void MainWindow::render() {
   const ViewOptions view = m_controls->options();
   std::vector<HeatmapData> maps = visibleData(m_frame, view, m_store->displayName());
   if (maps.empty()) {
-    if (view.mode == HeadMode::Rollout) showNotice(m_frame.analysisNote);
+    if (view.mode == HeadMode::Rollout || view.mode == HeadMode::Overview)
+      showNotice(m_frame.analysisNote);
     return;
   }
   QElapsedTimer timer;
   timer.start();
   int nonFinite = 0;
-  if (view.mode == HeadMode::Grid) {
+  if (view.mode == HeadMode::Grid || view.mode == HeadMode::Overview) {
     m_stack->setCurrentWidget(m_grid);
+    m_grid->setColumns(view.mode == HeadMode::Overview ? m_store->info().heads : 0);
     m_grid->setHeads(std::move(maps));
     for (int h = 0; h < m_grid->count(); ++h) nonFinite += m_grid->view(h)->nonFiniteCount();
   } else {
@@ -350,6 +354,10 @@ bool MainWindow::exportImageTo(const QString& path, double scale) {
   request.maps = visibleData(m_frame, view, m_store->displayName());
   request.colormap = view.colormap;
   request.title = mapTitle(m_store->displayName(), m_frame, tr("all heads"));
+  if (view.mode == HeadMode::Overview) {
+    request.title = tr("%1 · every layer (rows) × head (columns)").arg(m_store->displayName());
+    request.columns = m_store->info().heads;
+  }
   request.scale = scale;
   if (!m_frame.ok()) request.maps.clear();
   try {

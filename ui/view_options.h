@@ -9,7 +9,8 @@
 namespace headmap::ui {
 
 // Rollout: attention rollout across every layer (Abnar & Zuidema 2020), not one layer's heads.
-enum class HeadMode { Single, Grid, Mean, Rollout };
+// Overview: every head of every layer, rows = layers, columns = heads.
+enum class HeadMode { Single, Grid, Mean, Rollout, Overview };
 
 struct ComputeOptions {
   int layer = 0;

@@ -5,6 +5,8 @@
 
 #include <QDockWidget>
 #include <QFile>
+#include <QGridLayout>
+#include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,6 +16,7 @@
 #include "core/analysis/rollout.h"
 #include "core/analysis/stats_table.h"
 #include "ui/controls_panel.h"
+#include "ui/head_grid_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/main_window.h"
 
@@ -151,6 +154,59 @@ class HeadStatsViewTest : public QObject {
         maxDiff = std::max(maxDiff, std::abs(shown.values[r * shown.k + c] - expected(r, c)));
     QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
     QVERIFY(shown.title.contains("rollout"));
+  }
+
+  void overviewHasOneCellPerLayerAndHeadAndClickOpensIt() {
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Overview;
+    m_window->setViewOptions(o);
+    settle();
+    const ModelInfo info = m_window->store()->info();
+    HeadGridView* grid = m_window->gridView();
+    QVERIFY(grid->isVisible());
+    QCOMPARE(grid->count(), info.layers * info.heads);
+    const ModelRun run = referenceRun();
+    std::vector<int> ids;
+    referenceRun(&ids);
+    const std::vector<HeadStats> stats = computeHeadStats(run, ids);
+    // Cell (layer 1, head 2) sits at row 1, column 2 and shows that head's weights.
+    const int index = 1 * info.heads + 2;
+    const HeatmapData& cell = grid->view(index)->data();
+    QCOMPARE(cell.title, QStringLiteral("L1 H2"));
+    const HeadMaps& maps = run.layers[1].result.weights;
+    const size_t cells = size_t(maps.q) * maps.k;
+    QCOMPARE(cell.values.size(), cells);
+    for (size_t i = 0; i < cells; ++i)
+      QVERIFY(std::abs(cell.values[i] - maps.values[2 * cells + i]) < 1e-6f);
+    // Its hover note carries its statistics.
+    const HeadStats& s = stats[index];
+    QCOMPARE(s.layer * info.heads + s.head, index);
+    QVERIFY2(cell.hoverNote.contains(QString::number(s.entropy, 'f', 3)),
+             qPrintable(cell.hoverNote));
+    QVERIFY(cell.hoverNote.contains(QString::number(s.meanDistance, 'f', 3)));
+    // Rows are layers: the grid lays the cells out heads-wide.
+    auto* layout = qobject_cast<QGridLayout*>(grid->layout());
+    QVERIFY(layout);
+    int row = -1, column = -1, rs = 0, cs = 0;
+    layout->getItemPosition(layout->indexOf(grid->view(index)), &row, &column, &rs, &cs);
+    QCOMPARE(row, 1);
+    QCOMPARE(column, 2);
+    emit grid->view(index)->clicked();
+    QCOMPARE(m_window->controls()->options().mode, HeadMode::Single);
+    QCOMPARE(m_window->controls()->options().layer, 1);
+    QCOMPARE(m_window->controls()->options().head, 2);
+  }
+
+  void overviewExportsOneFigure() {
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Overview;
+    m_window->setViewOptions(o);
+    settle();
+    const QString path = m_dir.filePath("overview.png");
+    QVERIFY(m_window->exportImageTo(path));
+    QImage image(path);
+    QVERIFY(!image.isNull());
+    QVERIFY2(image.width() > image.height(), "4 heads wide, 2 layers high");
   }
 
   void longInputsSkipTheAnalysisWithANote() {
