@@ -86,7 +86,6 @@ HeadStatsView::HeadStatsView(QWidget* parent) : QWidget(parent) {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
@@ -117,7 +116,21 @@ void HeadStatsView::exportCsvTo(const QString& path) const {
   writeFileAtomic(path.toStdString(), [&](std::ostream& out) { writeStatsCsv(out, stats); });
 }
 
+void HeadStatsView::showHead(int layer, int head) {
+  const std::vector<HeadStats>& stats = m_model->stats();
+  for (size_t r = 0; r < stats.size(); ++r) {
+    if (stats[r].layer != layer || stats[r].head != head) continue;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(int(r), 0));
+    if (index.row() == m_table->currentIndex().row()) return;
+    m_syncing = true;
+    m_table->selectRow(index.row());
+    m_syncing = false;
+    return;
+  }
+}
+
 void HeadStatsView::onCurrentChanged(const QModelIndex& current) {
+  if (m_syncing) return;
   const QModelIndex source = m_proxy->mapToSource(current);
   if (!source.isValid()) return;
   const HeadStats& s = m_model->stats()[source.row()];

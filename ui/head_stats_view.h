@@ -50,6 +50,8 @@ class HeadStatsView : public QWidget {
   void setStats(std::vector<HeadStats> stats, const QString& note = {});
   // Throws headmap::Error (from the atomic write) when the file cannot be written.
   void exportCsvTo(const QString& path) const;
+  // Highlights the row of the head the window shows, without emitting headSelected.
+  void showHead(int layer, int head);
 
   HeadStatsModel* model() const { return m_model; }
   HeadStatsProxy* proxy() const { return m_proxy; }
@@ -67,6 +69,7 @@ class HeadStatsView : public QWidget {
   QTableView* m_table = nullptr;
   QLabel* m_note = nullptr;
   QPushButton* m_export = nullptr;
+  bool m_syncing = false;
 };
 
 }  // namespace headmap::ui

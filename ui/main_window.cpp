@@ -278,6 +278,7 @@ void MainWindow::render() {
   } else {
     m_stack->setCurrentWidget(m_single);
     m_single->setData(std::move(maps.front()));
+    if (view.mode == HeadMode::Single) m_stats->showHead(m_frame.layer.layer, view.head);
     nonFinite = m_single->nonFiniteCount();
   }
   m_renderMs = timer.nsecsElapsed() / 1e6;
