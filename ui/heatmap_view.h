@@ -49,6 +49,10 @@ class HeatmapView : public QWidget {
   // Draws the plot, vector where the device allows, into a painter at the current widget size.
   void paintPlot(class QCPPainter* painter);
   double lastRenderMs() const { return m_lastRenderMs; }
+  // Full style: mouse wheel zooms, drag pans (within the matrix); double-click or resetView()
+  // shows the whole matrix again.
+  void resetView();
+  bool isZoomed() const;
 
  signals:
   void clicked();
@@ -64,6 +68,8 @@ class HeatmapView : public QWidget {
   void fitSquareCells();
   void replot();
   void onMouseMove(QMouseEvent* event);
+  void onRangeChanged(class QCPAxis* axis, const class QCPRange& range);
+  void resetRanges();
 
   Style m_style;
   HeatmapData m_data;
@@ -75,6 +81,8 @@ class HeatmapView : public QWidget {
   QCPColorScale* m_scale = nullptr;
   QCPTextElement* m_title = nullptr;
   MaskHatchLayer* m_hatch = nullptr;
+  int m_shownQ = -1, m_shownK = -1;  // shape the axis ranges were last reset for
+  bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
 };
 
 // Shortens a token for an axis label; whitespace-only tokens become visible symbols.

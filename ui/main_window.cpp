@@ -157,6 +157,8 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Previous head (← / ↑)"), this, [this] { m_controls->stepHead(-1); });
   view->addAction(tr("Next layer (PageDown)"), this, [this] { m_controls->stepLayer(1); });
   view->addAction(tr("Previous layer (PageUp)"), this, [this] { m_controls->stepLayer(-1); });
+  view->addAction(tr("Reset zoom (double-click)"), QKeySequence(tr("Ctrl+0")), this,
+                  [this] { m_single->resetView(); });
   view->addSeparator();
   QAction* stats = m_statsDock->toggleViewAction();
   stats->setShortcut(QKeySequence(tr("Ctrl+T")));
