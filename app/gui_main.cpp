@@ -52,12 +52,14 @@ int main(int argc, char** argv) {
   const QCommandLineOption viewOption(
       "view", "Open a view: stats (the head statistics table) or overview (every layer × head).",
       "stats|overview");
+  const QCommandLineOption compareText(
+      "compare-text", "Second sentence: show A, B and the difference A − B.", "TEXT");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
                                    "With --screenshot: print compute/render ms as JSON.");
-  parser.addOptions(
-      {screenshot, text, layer, head, grid, mean, rollout, viewOption, dark, size, timings});
+  parser.addOptions({screenshot, text, layer, head, grid, mean, rollout, viewOption, compareText,
+                     dark, size, timings});
   parser.process(app);
 
   if (parser.isSet(dark)) {
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
     window.loadDefaultModel();
   }
   if (parser.isSet(text)) window.setText(parser.value(text));
+  if (parser.isSet(compareText)) window.setCompareText(parser.value(compareText));
   headmap::ui::ViewOptions view = window.controls()->options();
   if (parser.isSet(layer)) view.layer = parser.value(layer).toInt();
   if (parser.isSet(head)) {

@@ -135,7 +135,8 @@ void HeatmapView::buildPlot() {
 }
 
 void HeatmapView::setColormap(Colormap map) {
-  m_map->setGradient(makeGradient(map));
+  m_colormap = map;
+  m_map->setGradient(m_data.diverging ? divergingGradient() : makeGradient(map));
   if (m_data.q > 0) replot();
 }
 
@@ -179,6 +180,11 @@ void HeatmapView::setData(HeatmapData data) {
   }
   QCPRange range(0, 1);
   if (!m_data.fixedUnitRange && lo <= hi) range = QCPRange(lo, hi > lo ? hi : lo + 1e-6);
+  if (m_data.diverging) {
+    const double extent = lo <= hi ? std::max({std::abs(lo), std::abs(hi), 1e-6f}) : 1.0;
+    range = QCPRange(-extent, extent);
+  }
+  m_map->setGradient(m_data.diverging ? divergingGradient() : makeGradient(m_colormap));
   m_map->setDataRange(range);
   if (m_scale) {
     m_scale->axis()->setLabel(m_data.valueName == "weight" ? QStringLiteral("attention weight")

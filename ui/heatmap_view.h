@@ -30,6 +30,7 @@ struct HeatmapData {
   QString valueName = "weight";  // "weight" in the softmax stage, "score" otherwise
   bool fixedUnitRange = true;    // colour range 0..1, else min..max of the unmasked cells
   QString hoverNote;             // shown above the cell value in the hover tooltip, if any
+  bool diverging = false;        // differences: blue–white–red, range symmetric about 0
 };
 
 class HeatmapView : public QWidget {
@@ -81,6 +82,7 @@ class HeatmapView : public QWidget {
   QCPColorScale* m_scale = nullptr;
   QCPTextElement* m_title = nullptr;
   MaskHatchLayer* m_hatch = nullptr;
+  Colormap m_colormap = Colormap::Viridis;
   int m_shownQ = -1, m_shownK = -1;  // shape the axis ranges were last reset for
   bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
 };

@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
+#include "ui/compare_view.h"
 #include "ui/controls_panel.h"
 #include "ui/default_model.h"
 #include "ui/dialogs.h"
@@ -44,12 +45,18 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
   }
   m_store = new ModelStore(this);
   m_controller = new AttentionController(this);
+  m_compareController = new AttentionController(this);
   buildUi();
   buildMenus();
   connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
   connect(m_store, &ModelStore::loadFailed, this,
           [this](const QString& message) { reportError(tr("Cannot open the model"), message); });
   connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
+  connect(m_compareController, &AttentionController::frameReady, this,
+          [this](const AttentionFrame& frame) {
+            m_compareFrame = frame;
+            render();
+          });
   m_controls->setOptions(m_state.view);
   m_text->setText(m_state.text);
   m_controller->setText(m_state.text);
@@ -74,6 +81,10 @@ void MainWindow::buildUi() {
   m_text->setClearButtonEnabled(true);
   m_text->installEventFilter(this);
   column->addWidget(m_text);
+  m_compareText = new QLineEdit(central);
+  m_compareText->setPlaceholderText(tr("Compare with… (a second sentence: A, B and A − B)"));
+  m_compareText->setClearButtonEnabled(true);
+  column->addWidget(m_compareText);
   m_chips = new TokenChipsWidget(central);
   column->addWidget(m_chips);
   m_notice = new QLabel(central);
@@ -90,6 +101,8 @@ void MainWindow::buildUi() {
   m_grid = new HeadGridView(m_stack);
   m_stack->addWidget(m_single);
   m_stack->addWidget(m_grid);
+  m_compare = new CompareView(m_stack);
+  m_stack->addWidget(m_compare);
   splitter->addWidget(m_controls);
   splitter->addWidget(m_stack);
   splitter->setStretchFactor(1, 1);
@@ -105,6 +118,10 @@ void MainWindow::buildUi() {
   statusBar()->addPermanentWidget(m_timingLabel);
 
   connect(m_text, &QLineEdit::textChanged, this, &MainWindow::onTextEdited);
+  connect(m_compareText, &QLineEdit::textChanged, this, [this](const QString& text) {
+    m_compareController->setText(text.left(kMaxChars));
+    render();
+  });
   connect(m_chips, &TokenChipsWidget::paddingChanged, this, &MainWindow::onControlsChanged);
   connect(m_controls, &ControlsPanel::optionsChanged, this, &MainWindow::onControlsChanged);
   connect(m_grid, &HeadGridView::headClicked, this, [this](int index) {
@@ -217,11 +234,14 @@ void MainWindow::onModelChanged() {
   m_controls->setModelShape(info.layers, info.heads, info.causalBuiltIn);
   setWindowTitle(QStringLiteral("headmap — %1").arg(m_store->displayName()));
   m_controller->setModel(m_store->current());
+  m_compareController->setModel(m_store->current());
   onControlsChanged();
   updateStatus();
 }
 
 void MainWindow::setText(const QString& text) { m_text->setText(text); }
+
+void MainWindow::setCompareText(const QString& text) { m_compareText->setText(text); }
 
 void MainWindow::setViewOptions(const ViewOptions& options) { m_controls->setOptions(options); }
 
@@ -246,8 +266,10 @@ void MainWindow::onControlsChanged() {
   compute.scale = view.scale;
   compute.stage = view.stage;
   m_controller->setOptions(compute);
+  m_compareController->setOptions(compute);
   m_single->setColormap(view.colormap);
   m_grid->setColormap(view.colormap);
+  m_compare->setColormap(view.colormap);
   m_state.view = view;
   render();  // head, mode and range changes need no recompute
 }
@@ -269,6 +291,7 @@ void MainWindow::render() {
       showNotice(m_frame.analysisNote);
     return;
   }
+  if (renderCompare(view)) return;
   QElapsedTimer timer;
   timer.start();
   int nonFinite = 0;
@@ -290,6 +313,30 @@ void MainWindow::render() {
                    .arg(nonFinite));
   updateStatus();
   emit frameRendered();
+}
+
+// The compare view replaces the single map when a second sentence is given (grid and overview
+// stay as they are: a difference of every head at once would not be readable).
+bool MainWindow::renderCompare(const ViewOptions& view) {
+  if (m_compareText->text().trimmed().isEmpty() || view.mode == HeadMode::Grid ||
+      view.mode == HeadMode::Overview)
+    return false;
+  if (!m_compareFrame.ok()) {
+    showNotice(tr("Second sentence: %1").arg(m_compareFrame.error));
+    return false;
+  }
+  std::vector<HeatmapData> a = visibleData(m_frame, view, m_store->displayName());
+  std::vector<HeatmapData> b = visibleData(m_compareFrame, view, m_store->displayName());
+  if (a.empty() || b.empty()) return false;
+  m_stack->setCurrentWidget(m_compare);
+  QElapsedTimer timer;
+  timer.start();
+  m_compare->setMaps(std::move(a.front()), std::move(b.front()));
+  m_renderMs = timer.nsecsElapsed() / 1e6;
+  showNotice(m_compare->message());
+  updateStatus();
+  emit frameRendered();
+  return true;
 }
 
 void MainWindow::updateStatus() {
