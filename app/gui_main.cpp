@@ -2,6 +2,7 @@
 // render one screenshot and exit (tests, README).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QIcon>
 #include <QTextStream>
@@ -47,11 +48,18 @@ int main(int argc, char** argv) {
   const QCommandLineOption head("head", "Head to show.", "H");
   const QCommandLineOption grid("grid", "Show every head of the layer.");
   const QCommandLineOption mean("mean", "Show the mean over heads.");
+  const QCommandLineOption rollout("rollout", "Show the attention rollout across all layers.");
+  const QCommandLineOption viewOption(
+      "view", "Open a view: stats (the head statistics table) or overview (every layer × head).",
+      "stats|overview");
+  const QCommandLineOption compareText(
+      "compare-text", "Second sentence: show A, B and the difference A − B.", "TEXT");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
                                    "With --screenshot: print compute/render ms as JSON.");
-  parser.addOptions({screenshot, text, layer, head, grid, mean, dark, size, timings});
+  parser.addOptions({screenshot, text, layer, head, grid, mean, rollout, viewOption, compareText,
+                     dark, size, timings});
   parser.process(app);
 
   if (parser.isSet(dark)) {
@@ -86,6 +94,7 @@ int main(int argc, char** argv) {
     window.loadDefaultModel();
   }
   if (parser.isSet(text)) window.setText(parser.value(text));
+  if (parser.isSet(compareText)) window.setCompareText(parser.value(compareText));
   headmap::ui::ViewOptions view = window.controls()->options();
   if (parser.isSet(layer)) view.layer = parser.value(layer).toInt();
   if (parser.isSet(head)) {
@@ -94,6 +103,16 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(grid)) view.mode = HeadMode::Grid;
   if (parser.isSet(mean)) view.mode = HeadMode::Mean;
+  if (parser.isSet(rollout)) view.mode = HeadMode::Rollout;
+  if (parser.isSet(viewOption)) {
+    const QString which = parser.value(viewOption);
+    if (which == "stats")
+      window.statsDock()->show();
+    else if (which == "overview")
+      view.mode = HeadMode::Overview;
+    else
+      return fail(QString("--view '%1' is not one of: stats, overview").arg(which));
+  }
   window.setViewOptions(view);
   if (!batch) {
     window.show();

@@ -52,7 +52,7 @@ SavedState AppSettings::load(QStringList* notices) const {
     if (!ok && notices)
       *notices << QObject::tr("setting 'view/colormap' was invalid and was reset");
   }
-  v.mode = static_cast<HeadMode>(readInt(s, "view/mode", 0, 2, 0, notices));
+  v.mode = static_cast<HeadMode>(readInt(s, "view/mode", 0, 4, 0, notices));
   v.stage = static_cast<ScoreStage>(readInt(s, "view/stage", 0, 3, 3, notices));
   v.layer = readInt(s, "view/layer", 0, 1000, 0, notices);
   v.head = readInt(s, "view/head", 0, 1000, 0, notices);

@@ -3,11 +3,23 @@
 #include <QCoreApplication>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <exception>
 
+#include "core/analysis/rollout.h"
 #include "core/common/error.h"
 
 namespace headmap::ui {
+
+// Token identity for the induction score: a bare layer's whitespace tokenizer numbers tokens by
+// position, so equal pieces must be matched by text there (see idsFromPieces).
+static std::vector<int> analysisIds(const LoadedModel& model, const std::vector<Token>& tokens) {
+  if (model.tokenizer && model.tokenizer->kind() == "whitespace") return idsFromPieces(tokens);
+  std::vector<int> ids;
+  ids.reserve(tokens.size());
+  for (const Token& t : tokens) ids.push_back(t.id);
+  return ids;
+}
 
 AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
                             const ComputeOptions& options, quint64 generation) {
@@ -41,12 +53,30 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
       if (p < int(frame.tokens.size())) run.attention.paddedKeys.push_back(p);
     run.attention.scale = options.scale;
     run.attention.keepStages = options.stage != ScoreStage::Softmax;
-    run.layers = {std::clamp(options.layer, 0, std::max(0, info.layers - 1))};
+    const int layer = std::clamp(options.layer, 0, std::max(0, info.layers - 1));
+    const bool analyse = frame.tokens.size() <= size_t(AttentionController::kMaxAnalysisTokens);
+    run.layers.clear();  // empty = every layer, for the statistics and the rollout
+    if (!analyse) run.layers = {layer};
+    run.logits = false;
     ModelInput input;
     input.tokens = frame.tokens;
     ModelRun result = model.model->run(input, run);
-    if (result.layers.empty()) throw Error("the model returned no attention layer");
-    frame.layer = std::move(result.layers.front());
+    if (analyse) {
+      frame.stats = computeHeadStats(result, analysisIds(model, frame.tokens));
+      frame.rollout = attentionRollout(result);
+    } else {
+      frame.analysisNote =
+          QObject::tr("Head statistics, rollout and the overview are computed up to %1 tokens")
+              .arg(AttentionController::kMaxAnalysisTokens);
+    }
+    if (analyse)
+      for (LayerAttention& l : result.layers)
+        frame.allWeights.push_back(l.layer == layer ? l.result.weights
+                                                    : std::move(l.result.weights));
+    auto selected = std::find_if(result.layers.begin(), result.layers.end(),
+                                 [&](const LayerAttention& l) { return l.layer == layer; });
+    if (selected == result.layers.end()) throw Error("the model returned no attention layer");
+    frame.layer = std::move(*selected);
   } catch (const std::exception& e) {
     frame.error = QString::fromStdString(e.what());
   }

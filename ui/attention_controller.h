@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/analysis/head_stats.h"
+#include "core/common/tensor.h"
 #include "core/model/model.h"
 #include "ui/view_options.h"
 
@@ -21,6 +23,12 @@ struct AttentionFrame {
   quint64 generation = 0;
   std::vector<Token> tokens;
   LayerAttention layer;  // the selected layer only
+  // Whole-model analysis of the softmax weights (all layers), computed on the worker with the
+  // run; empty when the input is longer than kMaxAnalysisTokens (see analysisNote).
+  std::vector<HeadStats> stats;      // one per (layer, head), layers ascending
+  RowMatrixXf rollout;               // (n, n) attention rollout across every layer
+  std::vector<HeadMaps> allWeights;  // per layer (heads, n, n) softmax weights, for the overview
+  QString analysisNote;              // why stats / rollout are missing, empty when present
   ComputeOptions options;
   double computeMs = 0;
   QString error;   // the model's refusal (empty text, too many tokens, bad ids)
@@ -33,6 +41,9 @@ class AttentionController : public QObject {
  public:
   static constexpr int kDebounceMs = 100;
   static constexpr int kMaxTokens = 1024;  // beyond this a heatmap is unreadable and n² grows fast
+  // The statistics and the rollout need every layer's maps at once (layers × heads × n² floats);
+  // beyond this many tokens only the selected layer is computed, so memory stays bounded.
+  static constexpr int kMaxAnalysisTokens = 256;
 
   explicit AttentionController(QObject* parent = nullptr);
   ~AttentionController() override;

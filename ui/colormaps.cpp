@@ -58,4 +58,17 @@ QCPColorGradient makeGradient(Colormap map) {
   return fromStops(kViridis);
 }
 
+QCPColorGradient divergingGradient() {
+  QCPColorGradient g;
+  g.clearColorStops();
+  g.setColorStopAt(0.0, QColor(33, 102, 172));  // strong negative: blue
+  g.setColorStopAt(0.25, QColor(146, 197, 222));
+  g.setColorStopAt(0.5, QColor(247, 247, 247));  // zero: white
+  g.setColorStopAt(0.75, QColor(244, 165, 130));
+  g.setColorStopAt(1.0, QColor(178, 24, 43));  // strong positive: red
+  g.setNanHandling(QCPColorGradient::nhNanColor);
+  g.setNanColor(QColor(160, 160, 160));
+  return g;
+}
+
 }  // namespace headmap::ui

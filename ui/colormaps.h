@@ -13,5 +13,7 @@ QStringList colormapNames();         // in enum order, for combo boxes and setti
 QString colormapName(Colormap map);  // "viridis", ...
 Colormap colormapFromName(const QString& name, bool* ok = nullptr);
 QCPColorGradient makeGradient(Colormap map);
+// Blue (negative) – white (0) – red (positive), for differences on a range symmetric about 0.
+QCPColorGradient divergingGradient();
 
 }  // namespace headmap::ui

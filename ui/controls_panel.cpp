@@ -14,7 +14,8 @@ ControlsPanel::ControlsPanel(QWidget* parent) : QWidget(parent) {
   m_layer = new QSpinBox(this);
   m_layer->setToolTip(tr("Layer (PageUp / PageDown)"));
   m_mode = new QComboBox(this);
-  m_mode->addItems({tr("One head"), tr("All heads (grid)"), tr("Mean over heads")});
+  m_mode->addItems({tr("One head"), tr("All heads (grid)"), tr("Mean over heads"),
+                    tr("Rollout across layers"), tr("Whole model (layers × heads)")});
   m_head = new QSpinBox(this);
   m_head->setToolTip(tr("Head (← / →)"));
   m_head->setWrapping(true);

@@ -29,7 +29,7 @@ QPalette paperPalette() {
 
 QSize canvasSize(const ImageExport& r, int* columns) {
   const int n = int(r.maps.size());
-  *columns = n > 1 ? HeadGridView::columnsFor(n) : 1;
+  *columns = n > 1 ? (r.columns > 0 ? r.columns : HeadGridView::columnsFor(n)) : 1;
   const int rows = (n + *columns - 1) / *columns;
   const int title = n > 1 ? kGridTitleHeight : 0;
   return QSize(r.tileSize.width() * *columns, r.tileSize.height() * rows + title);

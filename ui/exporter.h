@@ -16,6 +16,7 @@ struct ImageExport {
   std::vector<HeatmapData> maps;  // one: a single heatmap; several: a grid with a title
   Colormap colormap = Colormap::Viridis;
   QString title;             // above a grid (a single map carries its own title)
+  int columns = 0;           // maps per row; 0 = near-square (the overview: one row per layer)
   QSize tileSize{620, 560};  // logical pixels per heatmap
   double scale = 1.0;        // PNG only: 2.0 doubles the pixels (and the DPI)
 };

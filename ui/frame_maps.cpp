@@ -1,6 +1,7 @@
 #include "ui/frame_maps.h"
 
 #include <QObject>
+#include <cmath>
 
 namespace headmap::ui {
 namespace {
@@ -95,6 +96,68 @@ HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const
   return data;
 }
 
+HeatmapData rolloutData(const AttentionFrame& frame, const ViewOptions& view,
+                        const QString& model) {
+  HeatmapData data;
+  const int n = int(frame.rollout.rows());
+  if (n == 0 || frame.rollout.cols() != n) return data;
+  data.q = data.k = n;
+  const QStringList labels = tokenLabels(frame.tokens);
+  data.queryLabels = data.keyLabels = labels.mid(0, n);
+  data.values.assign(frame.rollout.data(), frame.rollout.data() + size_t(n) * n);
+  data.valueName = QObject::tr("rollout");
+  data.fixedUnitRange = view.fixedRange;  // rows are distributions over input tokens
+  // Always from the softmax weights, whatever stage the other views show.
+  QStringList parts{model, QObject::tr("rollout across all layers")};
+  if (frame.options.causal) parts << QObject::tr("causal");
+  if (!frame.options.paddedKeys.empty())
+    parts << QObject::tr("%n padded", nullptr, int(frame.options.paddedKeys.size()));
+  data.title = parts.join(QStringLiteral(" · "));
+  return data;
+}
+
+QString statsSummary(const AttentionFrame& frame, int layer, int head) {
+  for (const HeadStats& s : frame.stats) {
+    if (s.layer != layer || s.head != head) continue;
+    auto number = [](double v) {
+      return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', 3);
+    };
+    QString text = QObject::tr(
+                       "entropy %1 · mean distance %2\nfirst token %3 · previous %4 · "
+                       "diagonal %5")
+                       .arg(number(s.entropy), number(s.meanDistance), number(s.firstTokenMass),
+                            number(s.previousToken), number(s.diagonal));
+    if (s.induction) text += QObject::tr(" · induction %1").arg(number(*s.induction));
+    return text;
+  }
+  return {};
+}
+
+std::vector<HeatmapData> overviewData(const AttentionFrame& frame, const ViewOptions& view) {
+  std::vector<HeatmapData> all;
+  const QStringList labels = tokenLabels(frame.tokens);
+  for (size_t l = 0; l < frame.allWeights.size(); ++l) {
+    const HeadMaps& maps = frame.allWeights[l];
+    const size_t cells = size_t(maps.q) * maps.k;
+    for (int h = 0; h < maps.heads; ++h) {
+      HeatmapData data;
+      data.q = maps.q;
+      data.k = maps.k;
+      data.queryLabels = labels.mid(0, maps.q);
+      data.keyLabels = labels.mid(0, maps.k);
+      data.values.assign(maps.values.begin() + h * cells, maps.values.begin() + (h + 1) * cells);
+      // Every layer sees the same masks (same input and options).
+      if (frame.layer.result.keyMask.size() == cells) data.mask = frame.layer.result.keyMask;
+      data.fixedUnitRange = view.fixedRange;
+      data.title = QStringLiteral("L%1 H%2").arg(l).arg(h);
+      const QString stats = statsSummary(frame, int(l), h);
+      data.hoverNote = data.title + (stats.isEmpty() ? QString() : QStringLiteral(": ") + stats);
+      all.push_back(std::move(data));
+    }
+  }
+  return all;
+}
+
 std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
                                   const QString& model) {
   std::vector<HeatmapData> all;
@@ -113,6 +176,13 @@ std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOpti
       return gridData(frame, view, model);
     case HeadMode::Mean:
       return {meanData(frame, view, model)};
+    case HeadMode::Overview:
+      return overviewData(frame, view);
+    case HeadMode::Rollout: {
+      HeatmapData data = rolloutData(frame, view, model);
+      if (data.values.empty()) return {};
+      return {std::move(data)};
+    }
     case HeadMode::Single:
       break;
   }

@@ -19,6 +19,13 @@ QString mapTitle(const QString& model, const AttentionFrame& frame, const QStrin
 HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int head,
                      const QString& model);
 HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);
+// The frame's attention rollout (n, n) across every layer; empty values when not computed.
+HeatmapData rolloutData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);
+// Every head of every layer (softmax weights), layer-major: index = layer · heads + head; each
+// carries its head statistics as hover note. Empty when the frame has no overview maps.
+std::vector<HeatmapData> overviewData(const AttentionFrame& frame, const ViewOptions& view);
+// "entropy 0.31 · mean distance 6.2 · …" for a head of frame.stats; empty when absent.
+QString statsSummary(const AttentionFrame& frame, int layer, int head);
 std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
                                   const QString& model);
 // What the view shows for the current options: one entry, or every head in grid mode.

@@ -17,15 +17,16 @@ int HeadGridView::columnsFor(int heads) {
 
 void HeadGridView::setHeads(std::vector<HeatmapData> heads) {
   const int n = int(heads.size());
-  if (n != count()) {
+  const int columns = m_columns > 0 ? m_columns : columnsFor(n);
+  if (n != count() || columns != m_laidOutColumns) {
     for (HeatmapView* view : m_views) delete view;
     m_views.clear();
-    const int columns = columnsFor(n);
+    m_laidOutColumns = columns;
     for (int h = 0; h < n; ++h) {
       auto* view = new HeatmapView(HeatmapView::Style::Thumbnail, this);
       view->setColormap(m_colormap);
       view->setCursor(Qt::PointingHandCursor);
-      view->setToolTip(tr("Click to open head %1 large").arg(h));
+      view->setToolTip(tr("Click to open this head large"));
       connect(view, &HeatmapView::clicked, this, [this, h] { emit headClicked(h); });
       m_grid->addWidget(view, h / columns, h % columns);
       m_views.push_back(view);
@@ -33,6 +34,8 @@ void HeadGridView::setHeads(std::vector<HeatmapData> heads) {
   }
   for (int h = 0; h < n; ++h) m_views[h]->setData(std::move(heads[h]));
 }
+
+void HeadGridView::setColumns(int columns) { m_columns = std::max(0, columns); }
 
 void HeadGridView::setColormap(Colormap map) {
   m_colormap = map;

@@ -118,6 +118,15 @@ void HeatmapView::buildPlot() {
       axis->setTicks(false);
     connect(m_plot, &QCustomPlot::mousePress, this, [this] { emit clicked(); });
   }
+  if (full) {  // wheel zooms around the cursor, drag pans; labels re-thin for the visible range
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    m_rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    for (auto* axis : {m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft)})
+      connect(axis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+              [this, axis](const QCPRange& range) { onRangeChanged(axis, range); });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
+  }
   m_plot->plotLayout()->setRowSpacing(2);
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
@@ -126,7 +135,8 @@ void HeatmapView::buildPlot() {
 }
 
 void HeatmapView::setColormap(Colormap map) {
-  m_map->setGradient(makeGradient(map));
+  m_colormap = map;
+  m_map->setGradient(m_data.diverging ? divergingGradient() : makeGradient(map));
   if (m_data.q > 0) replot();
 }
 
@@ -170,20 +180,69 @@ void HeatmapView::setData(HeatmapData data) {
   }
   QCPRange range(0, 1);
   if (!m_data.fixedUnitRange && lo <= hi) range = QCPRange(lo, hi > lo ? hi : lo + 1e-6);
+  if (m_data.diverging) {
+    const double extent = lo <= hi ? std::max({std::abs(lo), std::abs(hi), 1e-6f}) : 1.0;
+    range = QCPRange(-extent, extent);
+  }
+  m_map->setGradient(m_data.diverging ? divergingGradient() : makeGradient(m_colormap));
   m_map->setDataRange(range);
   if (m_scale) {
     m_scale->axis()->setLabel(m_data.valueName == "weight" ? QStringLiteral("attention weight")
                                                            : m_data.valueName);
   }
   m_hatch->setMask(&m_data.mask, m_data.q, m_data.k);
-  m_rect->axis(QCPAxis::atBottom)->setRange(-0.5, m_data.k - 0.5);
-  m_rect->axis(QCPAxis::atLeft)->setRange(-0.5, m_data.q - 0.5);
+  // A new input of another length starts unzoomed; the same shape keeps the user's zoom.
+  if (m_data.q != m_shownQ || m_data.k != m_shownK) {
+    m_shownQ = m_data.q;
+    m_shownK = m_data.k;
+    resetRanges();
+  }
   if (labelsChanged) {
     m_title->setText(m_data.title);
     applyLabels();
     fitSquareCells();
   }
   replot();
+}
+
+void HeatmapView::resetRanges() {
+  m_adjusting = true;
+  m_rect->axis(QCPAxis::atBottom)->setRange(-0.5, m_data.k - 0.5);
+  m_rect->axis(QCPAxis::atLeft)->setRange(-0.5, m_data.q - 0.5);
+  m_adjusting = false;
+}
+
+void HeatmapView::resetView() {
+  resetRanges();
+  applyLabels();
+  replot();
+}
+
+bool HeatmapView::isZoomed() const {
+  return m_rect->axis(QCPAxis::atBottom)->range().size() < m_data.k - 1e-6 ||
+         m_rect->axis(QCPAxis::atLeft)->range().size() < m_data.q - 1e-6;
+}
+
+// Keeps the view inside the matrix (no zooming out past it, no panning off it) and re-thins
+// the labels for the cells now on screen.
+void HeatmapView::onRangeChanged(QCPAxis* axis, const QCPRange& range) {
+  if (m_adjusting) return;
+  const bool horizontal = axis == m_rect->axis(QCPAxis::atBottom);
+  const double lo = -0.5, hi = (horizontal ? m_data.k : m_data.q) - 0.5;
+  QCPRange fixed = range;
+  if (fixed.size() >= hi - lo) {
+    fixed = QCPRange(lo, hi);
+  } else if (fixed.lower < lo) {
+    fixed = QCPRange(lo, lo + range.size());
+  } else if (fixed.upper > hi) {
+    fixed = QCPRange(hi - range.size(), hi);
+  }
+  if (fixed != range) {
+    m_adjusting = true;
+    axis->setRange(fixed);
+    m_adjusting = false;
+  }
+  applyLabels();
 }
 
 void HeatmapView::applyLabels() {
@@ -195,11 +254,14 @@ void HeatmapView::applyLabels() {
   for (const QString& label : m_data.keyLabels)
     widest = std::max(widest, metrics.horizontalAdvance(axisLabel(label)));
   // Rotate key labels when they would not fit side by side under their cells.
-  const double cellWidth = double(std::max(1, m_rect->width())) / std::max(1, m_data.k);
+  // Cell sizes on screen follow the zoom: the visible range, not the whole matrix.
+  const double visibleK = std::max(1.0, std::min<double>(m_data.k, x->range().size()));
+  const double visibleQ = std::max(1.0, std::min<double>(m_data.q, y->range().size()));
+  const double cellWidth = double(std::max(1, m_rect->width())) / visibleK;
   x->setTickLabelRotation(widest + 4 > cellWidth ? -90 : 0);
   // Label every n-th token when cells are smaller than a line of text.
   const int lineHeight = metrics.height();
-  const double cellHeight = double(std::max(1, m_rect->height())) / std::max(1, m_data.q);
+  const double cellHeight = double(std::max(1, m_rect->height())) / visibleQ;
   const int xStep =
       widest + 4 > cellWidth && lineHeight > cellWidth ? int(std::ceil(lineHeight / cellWidth)) : 1;
   const int yStep = lineHeight > cellHeight ? int(std::ceil(lineHeight / cellHeight)) : 1;
@@ -293,7 +355,8 @@ void HeatmapView::onMouseMove(QMouseEvent* event) {
   }
   const int col = int(std::lround(m_rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
   const int row = int(std::lround(m_rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
-  const QString text = cellText(row, col);
+  QString text = cellText(row, col);
+  if (!text.isEmpty() && !m_data.hoverNote.isEmpty()) text = m_data.hoverNote + '\n' + text;
   if (text.isEmpty())
     QToolTip::hideText();
   else

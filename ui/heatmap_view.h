@@ -29,6 +29,8 @@ struct HeatmapData {
   QString title;
   QString valueName = "weight";  // "weight" in the softmax stage, "score" otherwise
   bool fixedUnitRange = true;    // colour range 0..1, else min..max of the unmasked cells
+  QString hoverNote;             // shown above the cell value in the hover tooltip, if any
+  bool diverging = false;        // differences: blue–white–red, range symmetric about 0
 };
 
 class HeatmapView : public QWidget {
@@ -48,6 +50,10 @@ class HeatmapView : public QWidget {
   // Draws the plot, vector where the device allows, into a painter at the current widget size.
   void paintPlot(class QCPPainter* painter);
   double lastRenderMs() const { return m_lastRenderMs; }
+  // Full style: mouse wheel zooms, drag pans (within the matrix); double-click or resetView()
+  // shows the whole matrix again.
+  void resetView();
+  bool isZoomed() const;
 
  signals:
   void clicked();
@@ -63,6 +69,8 @@ class HeatmapView : public QWidget {
   void fitSquareCells();
   void replot();
   void onMouseMove(QMouseEvent* event);
+  void onRangeChanged(class QCPAxis* axis, const class QCPRange& range);
+  void resetRanges();
 
   Style m_style;
   HeatmapData m_data;
@@ -74,6 +82,9 @@ class HeatmapView : public QWidget {
   QCPColorScale* m_scale = nullptr;
   QCPTextElement* m_title = nullptr;
   MaskHatchLayer* m_hatch = nullptr;
+  Colormap m_colormap = Colormap::Viridis;
+  int m_shownQ = -1, m_shownK = -1;  // shape the axis ranges were last reset for
+  bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
 };
 
 // Shortens a token for an axis label; whitespace-only tokens become visible symbols.

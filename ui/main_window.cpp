@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -18,13 +19,16 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
+#include <stdexcept>
 
+#include "ui/compare_view.h"
 #include "ui/controls_panel.h"
 #include "ui/default_model.h"
 #include "ui/dialogs.h"
 #include "ui/exporter.h"
 #include "ui/frame_maps.h"
 #include "ui/head_grid_view.h"
+#include "ui/head_stats_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/resources_init.h"
 #include "ui/token_chips_widget.h"
@@ -41,12 +45,18 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
   }
   m_store = new ModelStore(this);
   m_controller = new AttentionController(this);
+  m_compareController = new AttentionController(this);
   buildUi();
   buildMenus();
   connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
   connect(m_store, &ModelStore::loadFailed, this,
           [this](const QString& message) { reportError(tr("Cannot open the model"), message); });
   connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
+  connect(m_compareController, &AttentionController::frameReady, this,
+          [this](const AttentionFrame& frame) {
+            m_compareFrame = frame;
+            render();
+          });
   m_controls->setOptions(m_state.view);
   m_text->setText(m_state.text);
   m_controller->setText(m_state.text);
@@ -71,6 +81,10 @@ void MainWindow::buildUi() {
   m_text->setClearButtonEnabled(true);
   m_text->installEventFilter(this);
   column->addWidget(m_text);
+  m_compareText = new QLineEdit(central);
+  m_compareText->setPlaceholderText(tr("Compare with… (a second sentence: A, B and A − B)"));
+  m_compareText->setClearButtonEnabled(true);
+  column->addWidget(m_compareText);
   m_chips = new TokenChipsWidget(central);
   column->addWidget(m_chips);
   m_notice = new QLabel(central);
@@ -87,6 +101,8 @@ void MainWindow::buildUi() {
   m_grid = new HeadGridView(m_stack);
   m_stack->addWidget(m_single);
   m_stack->addWidget(m_grid);
+  m_compare = new CompareView(m_stack);
+  m_stack->addWidget(m_compare);
   splitter->addWidget(m_controls);
   splitter->addWidget(m_stack);
   splitter->setStretchFactor(1, 1);
@@ -102,14 +118,38 @@ void MainWindow::buildUi() {
   statusBar()->addPermanentWidget(m_timingLabel);
 
   connect(m_text, &QLineEdit::textChanged, this, &MainWindow::onTextEdited);
+  connect(m_compareText, &QLineEdit::textChanged, this, [this](const QString& text) {
+    m_compareController->setText(text.left(kMaxChars));
+    render();
+  });
   connect(m_chips, &TokenChipsWidget::paddingChanged, this, &MainWindow::onControlsChanged);
   connect(m_controls, &ControlsPanel::optionsChanged, this, &MainWindow::onControlsChanged);
-  connect(m_grid, &HeadGridView::headClicked, this, [this](int head) {
-    ViewOptions o = m_controls->options();
-    o.mode = HeadMode::Single;
-    o.head = head;
-    m_controls->setOptions(o);
+  connect(m_grid, &HeadGridView::headClicked, this, [this](int index) {
+    const ViewOptions o = m_controls->options();
+    const int heads = std::max(1, m_store->info().heads);
+    if (o.mode == HeadMode::Overview)
+      showHead(index / heads, index % heads);  // cells are layer-major
+    else
+      showHead(o.layer, index);
   });
+
+  // Hidden until asked for (View menu), so the heatmap keeps the room by default.
+  m_statsDock = new QDockWidget(tr("Head statistics"), this);
+  m_statsDock->setObjectName(QStringLiteral("headStatsDock"));
+  m_stats = new HeadStatsView(m_statsDock);
+  m_statsDock->setWidget(m_stats);
+  addDockWidget(Qt::BottomDockWidgetArea, m_statsDock);
+  m_statsDock->hide();
+  connect(m_stats, &HeadStatsView::headSelected, this, &MainWindow::showHead);
+  connect(m_stats, &HeadStatsView::exportRequested, this, &MainWindow::exportStatsDialog);
+}
+
+void MainWindow::showHead(int layer, int head) {
+  ViewOptions o = m_controls->options();
+  o.mode = HeadMode::Single;
+  o.layer = layer;
+  o.head = head;
+  m_controls->setOptions(o);
 }
 
 void MainWindow::buildMenus() {
@@ -125,6 +165,7 @@ void MainWindow::buildMenus() {
                   &MainWindow::exportImageDialog);
   file->addAction(tr("Export &data…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                   &MainWindow::exportDataDialog);
+  file->addAction(tr("Export head &statistics…"), this, &MainWindow::exportStatsDialog);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -133,6 +174,12 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Previous head (← / ↑)"), this, [this] { m_controls->stepHead(-1); });
   view->addAction(tr("Next layer (PageDown)"), this, [this] { m_controls->stepLayer(1); });
   view->addAction(tr("Previous layer (PageUp)"), this, [this] { m_controls->stepLayer(-1); });
+  view->addAction(tr("Reset zoom (double-click)"), QKeySequence(tr("Ctrl+0")), this,
+                  [this] { m_single->resetView(); });
+  view->addSeparator();
+  QAction* stats = m_statsDock->toggleViewAction();
+  stats->setShortcut(QKeySequence(tr("Ctrl+T")));
+  view->addAction(stats);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -187,11 +234,14 @@ void MainWindow::onModelChanged() {
   m_controls->setModelShape(info.layers, info.heads, info.causalBuiltIn);
   setWindowTitle(QStringLiteral("headmap — %1").arg(m_store->displayName()));
   m_controller->setModel(m_store->current());
+  m_compareController->setModel(m_store->current());
   onControlsChanged();
   updateStatus();
 }
 
 void MainWindow::setText(const QString& text) { m_text->setText(text); }
+
+void MainWindow::setCompareText(const QString& text) { m_compareText->setText(text); }
 
 void MainWindow::setViewOptions(const ViewOptions& options) { m_controls->setOptions(options); }
 
@@ -216,8 +266,10 @@ void MainWindow::onControlsChanged() {
   compute.scale = view.scale;
   compute.stage = view.stage;
   m_controller->setOptions(compute);
+  m_compareController->setOptions(compute);
   m_single->setColormap(view.colormap);
   m_grid->setColormap(view.colormap);
+  m_compare->setColormap(view.colormap);
   m_state.view = view;
   render();  // head, mode and range changes need no recompute
 }
@@ -226,6 +278,7 @@ void MainWindow::onFrame(const AttentionFrame& frame) {
   m_frame = frame;
   m_chips->setTokens(frame.tokens);
   showNotice(frame.ok() ? frame.notice : frame.error);
+  m_stats->setStats(frame.stats, frame.ok() ? frame.analysisNote : QString());
   render();
 }
 
@@ -233,17 +286,24 @@ void MainWindow::render() {
   if (!m_frame.ok() || m_frame.tokens.empty()) return;
   const ViewOptions view = m_controls->options();
   std::vector<HeatmapData> maps = visibleData(m_frame, view, m_store->displayName());
-  if (maps.empty()) return;
+  if (maps.empty()) {
+    if (view.mode == HeadMode::Rollout || view.mode == HeadMode::Overview)
+      showNotice(m_frame.analysisNote);
+    return;
+  }
+  if (renderCompare(view)) return;
   QElapsedTimer timer;
   timer.start();
   int nonFinite = 0;
-  if (view.mode == HeadMode::Grid) {
+  if (view.mode == HeadMode::Grid || view.mode == HeadMode::Overview) {
     m_stack->setCurrentWidget(m_grid);
+    m_grid->setColumns(view.mode == HeadMode::Overview ? m_store->info().heads : 0);
     m_grid->setHeads(std::move(maps));
     for (int h = 0; h < m_grid->count(); ++h) nonFinite += m_grid->view(h)->nonFiniteCount();
   } else {
     m_stack->setCurrentWidget(m_single);
     m_single->setData(std::move(maps.front()));
+    if (view.mode == HeadMode::Single) m_stats->showHead(m_frame.layer.layer, view.head);
     nonFinite = m_single->nonFiniteCount();
   }
   m_renderMs = timer.nsecsElapsed() / 1e6;
@@ -253,6 +313,30 @@ void MainWindow::render() {
                    .arg(nonFinite));
   updateStatus();
   emit frameRendered();
+}
+
+// The compare view replaces the single map when a second sentence is given (grid and overview
+// stay as they are: a difference of every head at once would not be readable).
+bool MainWindow::renderCompare(const ViewOptions& view) {
+  if (m_compareText->text().trimmed().isEmpty() || view.mode == HeadMode::Grid ||
+      view.mode == HeadMode::Overview)
+    return false;
+  if (!m_compareFrame.ok()) {
+    showNotice(tr("Second sentence: %1").arg(m_compareFrame.error));
+    return false;
+  }
+  std::vector<HeatmapData> a = visibleData(m_frame, view, m_store->displayName());
+  std::vector<HeatmapData> b = visibleData(m_compareFrame, view, m_store->displayName());
+  if (a.empty() || b.empty()) return false;
+  m_stack->setCurrentWidget(m_compare);
+  QElapsedTimer timer;
+  timer.start();
+  m_compare->setMaps(std::move(a.front()), std::move(b.front()));
+  m_renderMs = timer.nsecsElapsed() / 1e6;
+  showNotice(m_compare->message());
+  updateStatus();
+  emit frameRendered();
+  return true;
 }
 
 void MainWindow::updateStatus() {
@@ -320,6 +404,10 @@ bool MainWindow::exportImageTo(const QString& path, double scale) {
   request.maps = visibleData(m_frame, view, m_store->displayName());
   request.colormap = view.colormap;
   request.title = mapTitle(m_store->displayName(), m_frame, tr("all heads"));
+  if (view.mode == HeadMode::Overview) {
+    request.title = tr("%1 · every layer (rows) × head (columns)").arg(m_store->displayName());
+    request.columns = m_store->info().heads;
+  }
   request.scale = scale;
   if (!m_frame.ok()) request.maps.clear();
   try {
@@ -343,6 +431,25 @@ bool MainWindow::exportDataTo(const QString& path) {
     reportError(tr("Export failed"), QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool MainWindow::exportStatsTo(const QString& path) {
+  try {
+    if (m_stats->model()->rowCount() == 0)
+      throw std::runtime_error(tr("There are no head statistics to export").toStdString());
+    m_stats->exportCsvTo(path);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Export failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::exportStatsDialog() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export head statistics"),
+                                   QStringLiteral("head_stats.csv"), tr("CSV table (*.csv)"));
+  if (!path.isEmpty()) exportStatsTo(path);
 }
 
 void MainWindow::exportImageDialog() {

@@ -8,6 +8,7 @@
 #include "ui/attention_controller.h"
 #include "ui/model_store.h"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -16,7 +17,9 @@ class QStackedWidget;
 namespace headmap::ui {
 
 class ControlsPanel;
+class CompareView;
 class HeadGridView;
+class HeadStatsView;
 class HeatmapView;
 class TokenChipsWidget;
 
@@ -36,7 +39,11 @@ class MainWindow : public QMainWindow {
   void loadDefaultModel();             // embedded model, else a random 64/4 layer with a notice
   void setText(const QString& text);
   void setViewOptions(const ViewOptions& options);
-  bool waitForIdle(int timeoutMs = 30000) { return m_controller->waitForIdle(timeoutMs); }
+  bool waitForIdle(int timeoutMs = 30000) {
+    return m_controller->waitForIdle(timeoutMs) && m_compareController->waitForIdle(timeoutMs);
+  }
+  // Non-empty: compare the main text (A) with this one (B) side by side, with A − B.
+  void setCompareText(const QString& text);
   bool exportImageTo(const QString& path, double scale = 1.0);
   bool exportDataTo(const QString& path);  // .npy or .csv of the current layer
 
@@ -46,6 +53,12 @@ class MainWindow : public QMainWindow {
   TokenChipsWidget* chips() const { return m_chips; }
   HeatmapView* heatmapView() const { return m_single; }
   HeadGridView* gridView() const { return m_grid; }
+  HeadStatsView* statsView() const { return m_stats; }
+  CompareView* compareView() const { return m_compare; }
+  QLineEdit* compareEdit() const { return m_compareText; }
+  const AttentionFrame& compareFrame() const { return m_compareFrame; }
+  QDockWidget* statsDock() const { return m_statsDock; }
+  bool exportStatsTo(const QString& path);  // CSV of the head statistics table
   QLineEdit* textEdit() const { return m_text; }
   const AttentionFrame& frame() const { return m_frame; }
   QString noticeText() const;
@@ -72,6 +85,7 @@ class MainWindow : public QMainWindow {
   void onControlsChanged();
   void onFrame(const AttentionFrame& frame);
   void render();
+  bool renderCompare(const ViewOptions& view);
   void updateStatus();
   void showNotice(const QString& text);
   void reportError(const QString& title, const QString& message);
@@ -79,6 +93,8 @@ class MainWindow : public QMainWindow {
   void newRandomLayerDialog();
   void exportImageDialog();
   void exportDataDialog();
+  void exportStatsDialog();
+  void showHead(int layer, int head);
   bool handleNavigationKey(QKeyEvent* event);
 
   AppSettings* m_settings = nullptr;
@@ -92,6 +108,12 @@ class MainWindow : public QMainWindow {
   QStackedWidget* m_stack = nullptr;
   HeatmapView* m_single = nullptr;
   HeadGridView* m_grid = nullptr;
+  HeadStatsView* m_stats = nullptr;
+  CompareView* m_compare = nullptr;
+  QLineEdit* m_compareText = nullptr;
+  AttentionController* m_compareController = nullptr;  // the second input, same model/options
+  AttentionFrame m_compareFrame;
+  QDockWidget* m_statsDock = nullptr;
   QLabel* m_notice = nullptr;
   QLabel* m_modelLabel = nullptr;
   QLabel* m_tokensLabel = nullptr;

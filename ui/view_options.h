@@ -8,7 +8,9 @@
 
 namespace headmap::ui {
 
-enum class HeadMode { Single, Grid, Mean };
+// Rollout: attention rollout across every layer (Abnar & Zuidema 2020), not one layer's heads.
+// Overview: every head of every layer, rows = layers, columns = heads.
+enum class HeadMode { Single, Grid, Mean, Rollout, Overview };
 
 struct ComputeOptions {
   int layer = 0;

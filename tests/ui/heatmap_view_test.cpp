@@ -11,6 +11,29 @@
 
 using namespace headmap::ui;
 
+namespace {
+
+// Tick labels inside the visible range of an axis (what the user sees).
+static int visibleLabels(QCPAxis* axis) {
+  auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+  int count = 0;
+  for (double key : ticker->ticks().keys()) count += axis->range().contains(key);
+  return count;
+}
+
+static HeatmapData square(int n) {
+  HeatmapData d;
+  d.q = d.k = n;
+  d.values.assign(size_t(n) * n, 0.5f);
+  for (int i = 0; i < n; ++i) {
+    d.queryLabels << QString("tok%1").arg(i);
+    d.keyLabels << QString("tok%1").arg(i);
+  }
+  return d;
+}
+
+}  // namespace
+
 class HeatmapViewTest : public QObject {
   Q_OBJECT
  private:
@@ -101,6 +124,62 @@ class HeatmapViewTest : public QObject {
     QCOMPARE(axisLabel(" "), QStringLiteral("␣"));
     QCOMPARE(axisLabel("\n"), QStringLiteral("↵"));
     QCOMPARE(axisLabel(QString(30, 'x'), 10).size(), 10);
+  }
+  void wheelZoomsDragPansAndLabelsThin() {
+    HeatmapView view;
+    view.resize(600, 600);
+    view.show();
+    view.setData(square(120));
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCPAxisRect* rect = view.plot()->axisRect();
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    const int lineHeight = QFontMetrics(y->tickLabelFont()).height();
+    // Unzoomed: 120 rows in ~500 px cannot all be labelled; the labels shown fit.
+    QCOMPARE(x->range().size(), 120.0);
+    QVERIFY(!view.isZoomed());
+    const int before = visibleLabels(y);
+    QVERIFY2(before * lineHeight <= rect->height() + lineHeight,
+             qPrintable(QString("%1 labels of %2 px in %3 px")
+                            .arg(before)
+                            .arg(lineHeight)
+                            .arg(rect->height())));
+    QVERIFY(before < 120);
+    // Wheel up over the centre of the matrix zooms in on both axes.
+    const QPointF centre = rect->rect().center();
+    for (int i = 0; i < 6; ++i) {
+      QWheelEvent wheel(centre, view.plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120),
+                        Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(view.plot(), &wheel);
+    }
+    QVERIFY2(x->range().size() < 60, qPrintable(QString::number(x->range().size())));
+    QVERIFY(y->range().size() < 60);
+    QVERIFY(view.isZoomed());
+    // Zoomed in, cells are larger: a larger share of the visible rows is labelled, still
+    // within what fits.
+    const int after = visibleLabels(y);
+    QVERIFY(after * lineHeight <= rect->height() + lineHeight);
+    QVERIFY2(after / y->range().size() > 1.5 * before / 120.0,
+             qPrintable(QString("%1 labels for %2 rows, %3 for 120 unzoomed")
+                            .arg(after)
+                            .arg(y->range().size())
+                            .arg(before)));
+    // Drag pans; it never leaves the matrix.
+    const double width = x->range().size();
+    QTest::mousePress(view.plot(), Qt::LeftButton, {}, centre.toPoint());
+    QTest::mouseMove(view.plot(), centre.toPoint() + QPoint(4000, 0));
+    QTest::mouseRelease(view.plot(), Qt::LeftButton, {}, centre.toPoint() + QPoint(4000, 0));
+    QVERIFY(x->range().lower >= -0.5 - 1e-9);
+    QVERIFY(std::abs(x->range().size() - width) < 1e-6);
+    // Zooming out never goes past the whole matrix; reset shows it all.
+    view.resetView();
+    QCOMPARE(x->range().size(), 120.0);
+    QVERIFY(!view.isZoomed());
+    QWheelEvent out(centre, view.plot()->mapToGlobal(centre), QPoint(), QPoint(0, -1200),
+                    Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view.plot(), &out);
+    QCOMPARE(x->range().size(), 120.0);
+    QCOMPARE(x->range().lower, -0.5);
   }
 };
 

@@ -1,5 +1,6 @@
 // `headmap --screenshot` end to end: the real binary renders a PNG and exits 0, or exits
 // non-zero with a message when the model cannot be loaded.
+#include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -55,6 +56,24 @@ class ScreenshotTest : public QObject {
     const QString png = m_dir.filePath("grid.png");
     QCOMPARE(run({"--screenshot", png, "--grid", "--size", "900x700"}), 0);
     QCOMPARE(QImage(png).size(), QSize(900, 700));
+  }
+
+  void rendersTheAnalysisViews() {
+    const QString text = "the cat sat on the mat. the cat sat on the mat.";
+    const QList<QStringList> views{
+        {"--view", "overview"},
+        {"--view", "stats"},
+        {"--rollout"},
+        {"--compare-text", "the dog sat on the mat. the dog sat on the mat."}};
+    for (const QStringList& view : views) {
+      const QString png = m_dir.filePath(view.join('_').remove('-').left(20) + ".png");
+      QCOMPARE(run(QStringList{"--screenshot", png, "--text", text} + view), 0);
+      QVERIFY2(!QImage(png).isNull(), qPrintable(view.join(' ')));
+    }
+    QByteArray err;
+    QVERIFY(run({"--screenshot", m_dir.filePath("bad.png"), "--view", "bogus"}, nullptr, &err) !=
+            0);
+    QVERIFY2(err.contains("bogus"), err.constData());
   }
 
   void failsWithAMessageOnABadModel() {

@@ -1,0 +1,239 @@
+// The head statistics table and the rollout aggregation in the window: the rows are core's
+// computeHeadStats for the same run (computed on the worker), sorting works, selecting a row
+// shows that head, the CSV export is core's writeStatsCsv, and rollout equals attentionRollout.
+#include "ui/head_stats_view.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QGridLayout>
+#include <QImage>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <sstream>
+
+#include "core/analysis/rollout.h"
+#include "core/analysis/stats_table.h"
+#include "ui/controls_panel.h"
+#include "ui/head_grid_view.h"
+#include "ui/heatmap_view.h"
+#include "ui/main_window.h"
+
+using namespace headmap;
+using namespace headmap::ui;
+
+namespace {
+const QString kText = QStringLiteral("the cat sat on the mat. the cat sat on the mat.");
+}
+
+class HeadStatsViewTest : public QObject {
+  Q_OBJECT
+ private:
+  std::unique_ptr<MainWindow> m_window;
+  QTemporaryDir m_dir;
+
+  void settle() { QVERIFY(m_window->waitForIdle(60000)); }
+
+  // The reference: every layer of the same model on the same text, without the app.
+  ModelRun referenceRun(std::vector<int>* ids = nullptr) const {
+    const LoadedModel& model = m_window->store()->current();
+    ModelInput input;
+    input.tokens = model.tokenizer->encode(kText.toStdString());
+    if (ids)
+      for (const Token& t : input.tokens) ids->push_back(t.id);
+    RunOptions options;
+    options.logits = false;
+    return model.model->run(input, options);
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    qputenv("XDG_CACHE_HOME", m_dir.filePath("cache").toUtf8());  // default model extraction
+  }
+
+  void init() {
+    m_window = std::make_unique<MainWindow>();
+    m_window->setDialogsEnabled(false);
+    m_window->resize(1000, 800);
+    m_window->show();
+    m_window->loadDefaultModel();
+    QVERIFY2(m_window->store()->info().layers == 2, "the embedded 2-layer model is needed");
+    m_window->setText(kText);
+    settle();
+  }
+  void cleanup() { m_window.reset(); }
+
+  void rowsEqualComputeHeadStats() {
+    std::vector<int> ids;
+    const std::vector<HeadStats> expected = computeHeadStats(referenceRun(&ids), ids);
+    const ModelInfo info = m_window->store()->info();
+    QCOMPARE(int(expected.size()), info.layers * info.heads);
+    HeadStatsModel* model = m_window->statsView()->model();
+    QCOMPARE(model->rowCount(), int(expected.size()));
+    QCOMPARE(model->columnCount(), 8);
+    bool anyInduction = false;
+    for (int r = 0; r < model->rowCount(); ++r)
+      for (int c = 0; c < model->columnCount(); ++c) {
+        const std::optional<double> want = statsValue(expected[r], c);
+        const QVariant got = model->index(r, c).data(Qt::UserRole);
+        QCOMPARE(got.isValid(), want.has_value());
+        if (!want) {
+          QCOMPARE(model->index(r, c).data().toString(), QString());
+          continue;
+        }
+        if (c == 7) anyInduction = true;
+        QVERIFY2(
+            std::abs(got.toDouble() - *want) < 1e-9,
+            qPrintable(
+                QString("row %1 col %2: %3 vs %4").arg(r).arg(c).arg(got.toDouble()).arg(*want)));
+      }
+    QVERIFY2(anyInduction, "the repeated sentence must give induction scores");
+  }
+
+  void sortsAndSelectingARowShowsThatHead() {
+    HeadStatsView* view = m_window->statsView();
+    view->table()->sortByColumn(2, Qt::DescendingOrder);  // entropy, highest first
+    for (int r = 1; r < view->proxy()->rowCount(); ++r)
+      QVERIFY(view->proxy()->index(r - 1, 2).data(Qt::UserRole).toDouble() >=
+              view->proxy()->index(r, 2).data(Qt::UserRole).toDouble());
+    // Pick the proxy row of a head that is not the one shown now (L0 H0).
+    int row = 0;
+    while (view->proxy()->index(row, 0).data(Qt::UserRole).toInt() == 0 &&
+           view->proxy()->index(row, 1).data(Qt::UserRole).toInt() == 0)
+      ++row;
+    const int layer = view->proxy()->index(row, 0).data(Qt::UserRole).toInt();
+    const int head = view->proxy()->index(row, 1).data(Qt::UserRole).toInt();
+    view->table()->selectRow(row);
+    const ViewOptions o = m_window->controls()->options();
+    QCOMPARE(o.mode, HeadMode::Single);
+    QCOMPARE(o.layer, layer);
+    QCOMPARE(o.head, head);
+    settle();
+    QVERIFY2(
+        m_window->heatmapView()->data().title.contains(QString("L%1 H%2").arg(layer).arg(head)),
+        qPrintable(m_window->heatmapView()->data().title));
+    // The shown map is that head's weights in the reference run.
+    const ModelRun run = referenceRun();
+    const HeadMaps& maps = run.layers[layer].result.weights;
+    const HeatmapData& shown = m_window->heatmapView()->data();
+    QCOMPARE(shown.q, maps.q);
+    const size_t cells = size_t(maps.q) * maps.k;
+    for (size_t i = 0; i < cells; ++i)
+      QVERIFY(std::abs(shown.values[i] - maps.values[head * cells + i]) < 1e-6f);
+    // The recompute for the new layer keeps the selection on the same head.
+    const QModelIndex current = view->proxy()->mapToSource(view->table()->currentIndex());
+    QCOMPARE(view->model()->stats()[current.row()].layer, layer);
+    QCOMPARE(view->model()->stats()[current.row()].head, head);
+    // Stepping heads from the keyboard moves the highlighted row along, without a loop back.
+    m_window->controls()->stepHead(1);
+    settle();
+    const int next = (head + 1) % m_window->store()->info().heads;
+    const QModelIndex moved = view->proxy()->mapToSource(view->table()->currentIndex());
+    QCOMPARE(view->model()->stats()[moved.row()].head, next);
+    QCOMPARE(m_window->controls()->options().head, next);
+  }
+
+  void exportsCoreCsvAtomically() {
+    const QString path = m_dir.filePath("stats.csv");
+    QVERIFY(m_window->exportStatsTo(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    std::vector<int> ids;
+    std::ostringstream expected;
+    writeStatsCsv(expected, computeHeadStats(referenceRun(&ids), ids));
+    QCOMPARE(file.readAll().toStdString(), expected.str());
+    QVERIFY(!m_window->exportStatsTo(m_dir.filePath("no/such/dir/stats.csv")));
+    QVERIFY(!QFile::exists(m_dir.filePath("no/such/dir/stats.csv")));
+  }
+
+  void rolloutEqualsAttentionRollout() {
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Rollout;
+    m_window->setViewOptions(o);
+    settle();
+    const RowMatrixXf expected = attentionRollout(referenceRun());
+    const HeatmapData& shown = m_window->heatmapView()->data();
+    QCOMPARE(shown.q, int(expected.rows()));
+    QCOMPARE(shown.k, int(expected.cols()));
+    float maxDiff = 0;
+    for (int r = 0; r < shown.q; ++r)
+      for (int c = 0; c < shown.k; ++c)
+        maxDiff = std::max(maxDiff, std::abs(shown.values[r * shown.k + c] - expected(r, c)));
+    QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+    QVERIFY(shown.title.contains("rollout"));
+  }
+
+  void overviewHasOneCellPerLayerAndHeadAndClickOpensIt() {
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Overview;
+    m_window->setViewOptions(o);
+    settle();
+    const ModelInfo info = m_window->store()->info();
+    HeadGridView* grid = m_window->gridView();
+    QVERIFY(grid->isVisible());
+    QCOMPARE(grid->count(), info.layers * info.heads);
+    const ModelRun run = referenceRun();
+    std::vector<int> ids;
+    referenceRun(&ids);
+    const std::vector<HeadStats> stats = computeHeadStats(run, ids);
+    // Cell (layer 1, head 2) sits at row 1, column 2 and shows that head's weights.
+    const int index = 1 * info.heads + 2;
+    const HeatmapData& cell = grid->view(index)->data();
+    QCOMPARE(cell.title, QStringLiteral("L1 H2"));
+    const HeadMaps& maps = run.layers[1].result.weights;
+    const size_t cells = size_t(maps.q) * maps.k;
+    QCOMPARE(cell.values.size(), cells);
+    for (size_t i = 0; i < cells; ++i)
+      QVERIFY(std::abs(cell.values[i] - maps.values[2 * cells + i]) < 1e-6f);
+    // Its hover note carries its statistics.
+    const HeadStats& s = stats[index];
+    QCOMPARE(s.layer * info.heads + s.head, index);
+    QVERIFY2(cell.hoverNote.contains(QString::number(s.entropy, 'f', 3)),
+             qPrintable(cell.hoverNote));
+    QVERIFY(cell.hoverNote.contains(QString::number(s.meanDistance, 'f', 3)));
+    // Rows are layers: the grid lays the cells out heads-wide.
+    auto* layout = qobject_cast<QGridLayout*>(grid->layout());
+    QVERIFY(layout);
+    int row = -1, column = -1, rs = 0, cs = 0;
+    layout->getItemPosition(layout->indexOf(grid->view(index)), &row, &column, &rs, &cs);
+    QCOMPARE(row, 1);
+    QCOMPARE(column, 2);
+    emit grid->view(index)->clicked();
+    QCOMPARE(m_window->controls()->options().mode, HeadMode::Single);
+    QCOMPARE(m_window->controls()->options().layer, 1);
+    QCOMPARE(m_window->controls()->options().head, 2);
+  }
+
+  void overviewExportsOneFigure() {
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Overview;
+    m_window->setViewOptions(o);
+    settle();
+    const QString path = m_dir.filePath("overview.png");
+    QVERIFY(m_window->exportImageTo(path));
+    QImage image(path);
+    QVERIFY(!image.isNull());
+    QVERIFY2(image.width() > image.height(), "4 heads wide, 2 layers high");
+  }
+
+  void longInputsSkipTheAnalysisWithANote() {
+    QVERIFY(m_window->store()->loadRandom(16, 2, 3));  // unbounded positions
+    QStringList words;
+    for (int i = 0; i < AttentionController::kMaxAnalysisTokens + 10; ++i) words << "w";
+    m_window->setText(words.join(' '));
+    settle();
+    QVERIFY(m_window->frame().ok());
+    QCOMPARE(m_window->statsView()->model()->rowCount(), 0);
+    QVERIFY(!m_window->frame().analysisNote.isEmpty());
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Rollout;
+    m_window->setViewOptions(o);
+    settle();
+    QVERIFY(m_window->noticeText().contains(m_window->frame().analysisNote));
+  }
+};
+
+QTEST_MAIN(HeadStatsViewTest)
+#include "head_stats_view_test.moc"
