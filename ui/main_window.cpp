@@ -49,8 +49,13 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
   buildUi();
   buildMenus();
   connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
+  connect(m_store, &ModelStore::loadStarted, this,
+          [this](const QString& path) { m_modelLabel->setText(tr("Loading %1…").arg(path)); });
   connect(m_store, &ModelStore::loadFailed, this,
-          [this](const QString& message) { reportError(tr("Cannot open the model"), message); });
+          [this](const QString& message) {
+            updateStatus();  // the previous model's line replaces "Loading …"
+            reportError(tr("Cannot open the model"), message);
+          });
   connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
   connect(m_compareController, &AttentionController::frameReady, this,
           [this](const AttentionFrame& frame) {

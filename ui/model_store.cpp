@@ -1,6 +1,9 @@
 #include "ui/model_store.h"
 
+#include <QEventLoop>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
 namespace headmap::ui {
@@ -25,16 +28,43 @@ bool ModelStore::fail(const QString& message) {
   return false;
 }
 
-bool ModelStore::load(const QString& path, const LoadOptions& options) {
+namespace {
+
+struct LoadOutcome {
+  LoadedModel model;
+  QString error;
+};
+
+LoadOutcome loadOffThread(const std::string& path, const LoadOptions& options) {
+  LoadOutcome outcome;
   try {
-    LoadedModel loaded = loadModel(path.toStdString(), options);
-    if (!loaded.model || !loaded.tokenizer)
-      return fail(tr("%1: the loader returned no model").arg(path));
-    setModel(std::move(loaded));
-    return true;
+    outcome.model = loadModel(path, options);
   } catch (const std::exception& e) {
-    return fail(QString::fromStdString(e.what()));
+    outcome.error = QString::fromStdString(e.what());
   }
+  return outcome;
+}
+
+}  // namespace
+
+// The loader runs on a pool thread (a BF16 checkpoint converts gigabytes); a local event loop keeps
+// the window painting meanwhile, while callers still get the outcome synchronously.
+bool ModelStore::load(const QString& path, const LoadOptions& options) {
+  if (m_loading) return fail(tr("%1: another model is still loading").arg(path));
+  m_loading = true;
+  emit loadStarted(path);
+  QFutureWatcher<LoadOutcome> watcher;
+  QEventLoop loop;
+  connect(&watcher, &QFutureWatcher<LoadOutcome>::finished, &loop, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run(loadOffThread, path.toStdString(), options));
+  if (!watcher.isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
+  LoadOutcome outcome = watcher.result();
+  m_loading = false;
+  if (!outcome.error.isEmpty()) return fail(outcome.error);
+  if (!outcome.model.model || !outcome.model.tokenizer)
+    return fail(tr("%1: the loader returned no model").arg(path));
+  setModel(std::move(outcome.model));
+  return true;
 }
 
 bool ModelStore::loadRandom(int dModel, int heads, unsigned seed) {

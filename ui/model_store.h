@@ -25,6 +25,7 @@ class ModelStore : public QObject {
 
  signals:
   void modelChanged();
+  void loadStarted(const QString& path);
   void loadFailed(const QString& message);
 
  private:
@@ -32,6 +33,7 @@ class ModelStore : public QObject {
 
   LoadedModel m_model;
   QString m_lastError;
+  bool m_loading = false;
 };
 
 }  // namespace headmap::ui

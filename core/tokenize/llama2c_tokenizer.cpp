@@ -11,6 +11,13 @@
 namespace headmap {
 namespace {
 
+std::string trimmedSpecial(const std::string& piece) {
+  const size_t first = piece.find_first_not_of(" \n\r\t");
+  if (first == std::string::npos) return piece;
+  const size_t last = piece.find_last_not_of(" \n\r\t");
+  return piece.substr(first, last - first + 1);
+}
+
 constexpr int kBos = 1;
 constexpr int kByteOffset = 3;  // ids 3..258 are the bytes 0x00..0xFF
 
@@ -157,7 +164,9 @@ Token Llama2cTokenizer::makeToken(int id) const {
   t.id = id;
   t.piece = m_pieces[id];
   t.special = id < kByteOffset;
-  t.display = t.special ? tokenize::displayBytes(t.piece) : tokenize::displayMetaspace(t.piece);
+  // llama2.c stores BOS/EOS as "\n<s>\n" and "\n</s>\n": label them without the newlines.
+  t.display = t.special ? tokenize::displayBytes(trimmedSpecial(t.piece))
+                        : tokenize::displayMetaspace(t.piece);
   return t;
 }
 

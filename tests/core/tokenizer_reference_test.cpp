@@ -129,6 +129,16 @@ TEST(TokenizerReference, Llama2cOnceUponATime) {
   }
 }
 
+TEST(TokenizerReference, Llama2cSpecialTokensDisplayWithoutNewlines) {
+  std::string path = test::sharedModel("stories260K/tok512.bin");
+  HEADMAP_SKIP_WITHOUT(path);
+  auto t = loadTokenizerFile(path);
+  const std::vector<Token> tokens = t->fromIds({1, 2});
+  EXPECT_EQ(tokens[0].piece, "\n<s>\n");  // as llama2.c stores it
+  EXPECT_EQ(tokens[0].display, "<s>");
+  EXPECT_EQ(tokens[1].display, "</s>");
+}
+
 TEST(TokenizerReference, Llama2cDocumentedStoryRoundTrips) {
   std::string path = test::sharedModel("stories260K/tok512.bin");
   HEADMAP_SKIP_WITHOUT(path);
