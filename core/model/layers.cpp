@@ -1,7 +1,10 @@
 #include "core/model/layers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "core/attention/parallel.h"
 
 namespace headmap {
 
@@ -29,20 +32,46 @@ RowMatrixXf rmsNorm(const ConstMatrixRef& x, const ConstVectorRef& gain, float e
   return out;
 }
 
+namespace {
+
+// out (n, cols) = fn over column chunks [c0, c0 + width), spread over the compute pool. The chunk
+// width is fixed, not derived from the thread count, so that every thread count gives the same
+// bits. 256 columns keep Eigen's repacking of x (once per chunk) a few % of the chunk's work.
+template <class Fn>
+void byColumnChunks(Eigen::Index cols, double flops, Fn&& fn) {
+  constexpr Eigen::Index width = 256;
+  const int chunks = static_cast<int>((cols + width - 1) / width);
+  parallelFor(chunks, flops, [&](int c) {
+    const Eigen::Index c0 = c * width;
+    fn(c0, std::min(cols, c0 + width) - c0);
+  });
+}
+
+}  // namespace
+
 RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const ConstVectorRef& bias) {
-  RowMatrixXf out = x * w.transpose();
-  if (bias.size() > 0) out.rowwise() += bias.transpose();
+  RowMatrixXf out(x.rows(), w.rows());
+  const double flops = 2.0 * x.rows() * x.cols() * w.rows();
+  byColumnChunks(w.rows(), flops, [&](Eigen::Index c0, Eigen::Index cw) {
+    auto dst = out.middleCols(c0, cw);
+    dst.noalias() = x * w.middleRows(c0, cw).transpose();
+    if (bias.size() > 0) dst.rowwise() += bias.segment(c0, cw).transpose();
+  });
   return out;
 }
 
 RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w) {
-  RowMatrixXf out = x * w.transpose();
-  return out;
+  return linear(x, w, Eigen::Map<const VectorXf>(nullptr, 0));
 }
 
 RowMatrixXf conv1d(const ConstMatrixRef& x, const ConstMatrixRef& w, const ConstVectorRef& bias) {
-  RowMatrixXf out = x * w;
-  if (bias.size() > 0) out.rowwise() += bias.transpose();
+  RowMatrixXf out(x.rows(), w.cols());
+  const double flops = 2.0 * x.rows() * x.cols() * w.cols();
+  byColumnChunks(w.cols(), flops, [&](Eigen::Index c0, Eigen::Index cw) {
+    auto dst = out.middleCols(c0, cw);
+    dst.noalias() = x * w.middleCols(c0, cw);
+    if (bias.size() > 0) dst.rowwise() += bias.segment(c0, cw).transpose();
+  });
   return out;
 }
 
