@@ -77,14 +77,7 @@ RowMatrixXf conv1d(const ConstMatrixRef& x, const ConstMatrixRef& w, const Const
 
 namespace {
 
-float geluTanh(float v) {
-  const float c = 0.7978845608028654f;  // sqrt(2 / pi)
-  return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
-}
-
 float geluErf(float v) { return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); }
-
-float silu(float v) { return v / (1.0f + std::exp(-v)); }
 
 }  // namespace
 
@@ -92,15 +85,22 @@ void activateInPlace(RowMatrixXf& x, Activation act) {
   float* p = x.data();
   const Eigen::Index n = x.size();
   switch (act) {
-    case Activation::GeluTanh:
-      for (Eigen::Index i = 0; i < n; ++i) p[i] = geluTanh(p[i]);
+    case Activation::GeluTanh: {
+      // Eigen's packet tanh (AVX-512): scalar std::tanh over a GPT-2-small MLP, 128 x 3072 per
+      // layer, was a large share of the whole forward.
+      Eigen::Map<Eigen::ArrayXf> a(p, n);
+      const float c = 0.7978845608028654f;  // sqrt(2 / pi)
+      a = 0.5f * a * (1.0f + (c * (a + 0.044715f * a.cube())).tanh());
       break;
+    }
     case Activation::GeluErf:
       for (Eigen::Index i = 0; i < n; ++i) p[i] = geluErf(p[i]);
       break;
-    case Activation::Silu:
-      for (Eigen::Index i = 0; i < n; ++i) p[i] = silu(p[i]);
+    case Activation::Silu: {
+      Eigen::Map<Eigen::ArrayXf> a(p, n);
+      a = a / (1.0f + (-a).exp());  // packet exp, as for GeluTanh
       break;
+    }
     case Activation::Relu:
       for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
       break;
