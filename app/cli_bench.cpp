@@ -188,7 +188,8 @@ int runBench(const Args& args) {
   const int n = args.getInt("--tokens", 128, 1, 1 << 16);
   const int repeat = args.getInt("--repeat", 10, 1, 100000);
   const int threads = args.getInt("--threads", 0, 1, 1024);
-  setComputeThreads(threads);  // 0 (absent) = all cores
+  setComputeThreads(threads);                 // 0 (absent) = all cores
+  const bool keptMemory = keepFreedMemory();  // as an app's main() should; see parallel.h
 
   nlohmann::json out;
   if (args.has("--gemm")) {
@@ -202,6 +203,7 @@ int runBench(const Args& args) {
   if (!args.has("--gemm")) out["tokens"] = n;
   out["repeat"] = repeat;
   out["warmup"] = 1;
+  out["keep_freed_memory"] = keptMemory;
   std::cout << out.dump() << "\n";
   return 0;
 }
