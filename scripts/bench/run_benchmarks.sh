@@ -20,6 +20,8 @@
 #   cd /tmp && apt-get download libopenblas0-pthread && dpkg -x libopenblas0-pthread_*.deb ob
 #   OPENBLAS_DIR=/tmp/ob/usr/lib/x86_64-linux-gnu/openblas-pthread scripts/bench/run_benchmarks.sh
 # The library torch actually loaded is printed with its results ("blas").
+# Both sides get the same glibc malloc thresholds (mmap 32 MB, trim 256 MB): headmap-cli bench sets
+# them with keepFreedMemory() (core/attention/parallel.h), torch through MALLOC_*_ variables.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +50,7 @@ if $torch_py -c 'import torch' 2>/dev/null; then have_torch=1; else echo "torch 
 
 torch_run() {  # mode size
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS="$threads" \
+    MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=268435456 \
     ${OPENBLAS_DIR:+LD_LIBRARY_PATH=$OPENBLAS_DIR} \
     $torch_py "$here/torch_reference.py" "$1" "$2" "$repeat" "$3" |
     sed 's/^{/{"side": "torch", /' | tee -a "$results" >/dev/null
