@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include "core/attention/parallel.h"
@@ -154,18 +155,27 @@ int blockRowsFor(int nq, int nk) {
   return std::clamp(rows - rows % 8, 8, std::max(8, nq));
 }
 
-// out[:, columns] = in · W[columns, :]ᵀ + b[columns], in column chunks across threads. The
-// chunk width is fixed, not derived from the thread count, so that every thread count gives
-// bit-identical results (Eigen's blocking depends on the operand sizes).
-void linear(const ConstRef& in, const RowMatrixXf& w, const VectorXf& b, RowMatrixXf& out) {
+// out[:, columns] = in · W[columns, :]ᵀ + b[columns] for column chunks of one or more
+// (W, b, out) triples, in a single fork-join across threads (Q, K and V together cost one
+// wake-up instead of three). The chunk width is fixed, not derived from the thread count, so that
+// every thread count gives bit-identical results (Eigen's blocking depends on the operand sizes).
+struct LinearJob {
+  const RowMatrixXf& w;
+  const VectorXf& b;
+  RowMatrixXf& out;
+};
+
+void linear(const ConstRef& in, std::initializer_list<LinearJob> jobs) {
   constexpr int width = 128;
-  const int cols = static_cast<int>(w.rows());
-  const double flops = 2.0 * in.rows() * in.cols() * cols;
-  parallelFor((cols + width - 1) / width, flops, [&](int c) {
-    const int c0 = c * width, cw = std::min(cols, c0 + width) - c0;
-    auto dst = out.middleCols(c0, cw);
-    dst.noalias() = in * w.middleRows(c0, cw).transpose();
-    dst.rowwise() += b.segment(c0, cw).transpose();
+  const int cols = static_cast<int>(jobs.begin()->w.rows());  // every W has d_model rows here
+  const int chunks = (cols + width - 1) / width;
+  const double flops = 2.0 * in.rows() * in.cols() * cols * jobs.size();
+  parallelFor(chunks * static_cast<int>(jobs.size()), flops, [&](int t) {
+    const LinearJob& job = jobs.begin()[t / chunks];
+    const int c0 = (t % chunks) * width, cw = std::min(cols, c0 + width) - c0;
+    auto dst = job.out.middleCols(c0, cw);
+    dst.noalias() = in * job.w.middleRows(c0, cw).transpose();
+    dst.rowwise() += job.b.segment(c0, cw).transpose();
   });
 }
 
@@ -247,14 +257,12 @@ void multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,
   q.resize(n, w.dModel);
   k.resize(n, w.dModel);
   v.resize(n, w.dModel);
-  linear(x, w.wq, w.bq, q);
-  linear(x, w.wk, w.bk, k);
-  linear(x, w.wv, w.bv, v);
+  linear(x, {{w.wq, w.bq, q}, {w.wk, w.bk, k}, {w.wv, w.bv, v}});
 
   attendProjected(q, k, v, w.nHeads, w.nHeads, options, r);  // passes 2 and 4
 
   r.output.resize(n, w.dModel);  // Pass 5
-  linear(r.context, w.wo, w.bo, r.output);
+  linear(r.context, {{w.wo, w.bo, r.output}});
 }
 
 AttentionResult multiHeadAttention(const ConstRef& x, const AttentionLayerWeights& w,

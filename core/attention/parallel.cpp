@@ -10,6 +10,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace headmap {
 
 namespace {
@@ -134,6 +138,14 @@ void parallelFor(int count, double flops, const std::function<void(int)>& fn) {
     return;
   }
   pool().run(count, threads - 1, fn);
+}
+
+bool keepFreedMemory() {
+#if defined(__GLIBC__)
+  return mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1;
+#else
+  return false;
+#endif
 }
 
 }  // namespace headmap

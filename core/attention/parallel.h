@@ -20,3 +20,15 @@ int projectionThreads(double flops);
 void parallelFor(int count, double flops, const std::function<void(int)>& fn);
 
 }  // namespace headmap
+
+namespace headmap {
+
+// Keeps freed memory of up to a few hundred MB in the process instead of returning it to the
+// kernel (glibc mallopt: M_MMAP_THRESHOLD 32 MB, M_TRIM_THRESHOLD 256 MB). Eigen's GEMMs allocate
+// their packing workspace (> 128 KB) on every call; with glibc's defaults each call then maps
+// fresh pages and pays ~500 page faults per d_model-768 layer at n = 128, which doubled the
+// layer's time on the measured VM (docs/benchmarks.md). Process-wide: meant for a program's
+// main(), called once before computing. Returns false where mallopt is unavailable.
+bool keepFreedMemory();
+
+}  // namespace headmap

@@ -24,6 +24,8 @@ RowMatrixXf layerNorm(const ConstMatrixRef& x, const ConstVectorRef& gain,
 RowMatrixXf rmsNorm(const ConstMatrixRef& x, const ConstVectorRef& gain, float eps);
 
 // nn.Linear layout. x: (n, in), w: (out, in), bias: (out) or empty -> (n, out).
+// linear and conv1d split their GEMM over the compute pool (core/attention/parallel.h) in fixed
+// column chunks: the result does not depend on the thread count.
 RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const ConstVectorRef& bias);
 RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w);
 

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""Markdown tables from the JSON lines of scripts/bench/run_benchmarks.sh (headmap and torch rows).
+
+  /usr/bin/python3 scripts/bench/summarize_benchmarks.py RESULTS.jsonl
+
+Ratio = headmap best ms / torch best ms (below 1: headmap faster). % of peak = the layer's
+effective GFLOP/s (FLOPs: projections 4*2*n*d^2 + scores 2*n^2*d + context 2*n^2*d, over the best
+time) divided by headmap's own best GEMM GFLOP/s at the same thread count in the same run.
+"""
+import json
+import sys
+
+
+def main():
+    rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+
+    def pick(side, mode, **kw):
+        for r in rows:
+            if r["side"] == side and r["mode"] == mode and all(r.get(k) == v for k, v in kw.items()):
+                return r
+        return None
+
+    print("GEMM 1024^3 float, best GFLOP/s")
+    print("| threads | headmap (Eigen) | torch (BLAS) |")
+    print("|---|---|---|")
+    peaks = {}
+    for r in rows:
+        if r["side"] == "headmap" and r["mode"] == "gemm":
+            t = pick("torch", "gemm", threads=r["threads"])
+            peaks[r["threads"]] = r["gflops"]
+            print(f"| {r['threads']} | {r['gflops']:.1f} | {t['gflops']:.1f} |" if t else
+                  f"| {r['threads']} | {r['gflops']:.1f} | - |")
+
+    print()
+    print("Single layer, d_model 768, 12 heads, per-head weights, batch 1")
+    print("| n | headmap best ms | headmap median ms | torch best ms | torch median ms | "
+          "headmap/torch (best) | headmap GFLOP/s | % of GEMM peak |")
+    print("|---|---|---|---|---|---|---|---|")
+    for h in rows:
+        if h["side"] != "headmap" or h["mode"] != "layer":
+            continue
+        t = pick("torch", "layer", tokens=h["tokens"])
+        peak = peaks.get(h["threads"])
+        share = f"{100 * h['gflops'] / peak:.0f} %" if peak else "-"
+        tb = f"{t['best_ms']:.3f} | {t['median_ms']:.3f} | {h['best_ms'] / t['best_ms']:.2f}" \
+            if t else "- | - | -"
+        print(f"| {h['tokens']} | {h['best_ms']:.3f} | {h['median_ms']:.3f} | {tb} | "
+              f"{h['gflops']:.1f} | {share} |")
+
+    print()
+    print("GPT-2-small shape (12 x 12 heads, d 768), forward with all heads' weights, no LM head")
+    print("| tokens | heads | headmap best ms | headmap median ms | torch best ms | torch median ms |"
+          " headmap/torch (best) |")
+    print("|---|---|---|---|---|---|---|")
+    for h in rows:
+        if h["side"] != "headmap" or h["mode"] != "model":
+            continue
+        t = pick("torch", "model", tokens=h["tokens"])
+        tb = f"{t['best_ms']:.2f} | {t['median_ms']:.2f} | {h['best_ms'] / t['best_ms']:.2f}" \
+            if t else "- | - | -"
+        print(f"| {h['tokens']} | {h['heads_recorded']} | {h['best_ms']:.2f} | "
+              f"{h['median_ms']:.2f} | {tb} |")
+
+    blas = {tuple(r.get("blas", [])) for r in rows if r["side"] == "torch"}
+    threads = {r["threads"] for r in rows if r["side"] == "torch" and r["mode"] != "gemm"}
+    if blas:
+        print(f"\ntorch BLAS: {', '.join(sorted(p for b in blas for p in b)) or 'none mapped'};"
+              f" torch threads: {sorted(threads)}")
+
+
+if __name__ == "__main__":
+    main()
