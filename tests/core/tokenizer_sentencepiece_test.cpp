@@ -128,7 +128,7 @@ json convertTok512(const std::string& path, bool metaspace) {
 TEST(TokenizerSentencePiece, ConvertedTok512MatchesReference) {
   std::string tok = test::sharedModel("stories260K/tok512.bin");
   HEADMAP_SKIP_WITHOUT(tok);
-  json fixture = json::parse(readAll(test::fixture("tokenizers/llama_sp_tok512.json")));
+  json fixture = json::parse(readAll(test::fixture("tokenizers/sentencepiece_llama.json")));
   for (const std::string variant : {"legacy", "metaspace"}) {
     SCOPED_TRACE(variant);
     json converted = convertTok512(tok, variant == "metaspace");
