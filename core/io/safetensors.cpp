@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/common/error.h"
+#include "core/common/json_depth.h"
 #include "core/common/mapped_file.h"
 #include "core/io/attention_layers.h"  // naturalLess
 
@@ -46,29 +47,6 @@ std::optional<DType> parseDType(const std::string& s) {
 std::string jsonText(const Json& j) {
   std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
-
-// Deepest bracket nesting outside strings; stops counting once past the limit.
-int jsonDepth(const uint8_t* p, size_t n) {
-  int depth = 0, maxDepth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < n && maxDepth <= kMaxJsonDepth; ++i) {
-    char c = static_cast<char>(p[i]);
-    if (inString) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        inString = false;
-      }
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '{' || c == '[') {
-      maxDepth = std::max(maxDepth, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return maxDepth;
 }
 
 std::map<std::string, std::string> parseMetadata(const Json& value, const std::string& file) {
@@ -168,7 +146,8 @@ void SafetensorsFile::parseHeader(const uint8_t* header, size_t length) {
         m_name + ": safetensors header must be a JSON object starting with '{', found " +
         (length == 0 ? std::string("an empty header") : "byte " + std::to_string(header[0])));
   }
-  if (jsonDepth(header, length) > kMaxJsonDepth) {
+  if (jsonNestingDepth(std::string_view(reinterpret_cast<const char*>(header), length),
+                       kMaxJsonDepth) > kMaxJsonDepth) {
     throw Error(m_name + ": safetensors header nests JSON deeper than " +
                 std::to_string(kMaxJsonDepth) + " levels; a valid header nests 3");
   }

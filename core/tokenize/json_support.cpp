@@ -1,6 +1,7 @@
 #include "core/tokenize/json_support.h"
 
 #include "core/common/error.h"
+#include "core/common/json_depth.h"
 #include "core/tokenize/token_text.h"
 
 namespace headmap::tokenize {
@@ -8,34 +9,10 @@ namespace {
 
 constexpr int kMaxJsonDepth = 64;
 
-// Depth of brackets outside strings; stops early once above the bound.
-int nestingDepth(const std::string& text) {
-  int depth = 0, maxDepth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        inString = false;
-      }
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      maxDepth = std::max(maxDepth, ++depth);
-      if (maxDepth > kMaxJsonDepth) break;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return maxDepth;
-}
-
 }  // namespace
 
 Json parseJsonLimited(const std::string& text, const std::string& source) {
-  int depth = nestingDepth(text);
+  int depth = jsonNestingDepth(text, kMaxJsonDepth);
   if (depth > kMaxJsonDepth) {
     throw Error(source + ": JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
                 " levels (not a tokenizer file?)");
