@@ -16,9 +16,10 @@
 # them (older OpenBLAS builds crash on this CPU otherwise) and they select a slower kernel. Only
 # the torch commands see them unset. Debian's python3-torch calls BLAS through libblas.so.3; when
 # that is the reference (netlib) BLAS, torch is ~100x slower than with OpenBLAS and the comparison
-# would be meaningless. Without installing anything system-wide:
-#   cd /tmp && apt-get download libopenblas0-pthread && dpkg -x libopenblas0-pthread_*.deb ob
-#   OPENBLAS_DIR=/tmp/ob/usr/lib/x86_64-linux-gnu/openblas-pthread scripts/bench/run_benchmarks.sh
+# would be meaningless, so when torch is installed this script installs Debian's
+# libopenblas0-pthread (as the reference figures did), which takes over libblas.so.3 through
+# update-alternatives. headmap itself uses no BLAS (Eigen only) and is not affected.
+# OPENBLAS_DIR still overrides this with an unpacked OpenBLAS when installing is not possible.
 # The library torch actually loaded is printed with its results ("blas").
 # Both sides get the same glibc malloc thresholds (mmap 32 MB, trim 256 MB): headmap-cli bench sets
 # them with keepFreedMemory() (core/attention/parallel.h), torch through MALLOC_*_ variables.
@@ -47,6 +48,11 @@ echo "repeat $repeat, threads $threads, raw results: $results"
 
 have_torch=0
 if $torch_py -c 'import torch' 2>/dev/null; then have_torch=1; else echo "torch not installed: headmap side only"; fi
+if ((have_torch)) && [[ -z ${OPENBLAS_DIR:-} ]] && ! dpkg -s libopenblas0-pthread >/dev/null 2>&1; then
+  echo "installing libopenblas0-pthread for PyTorch's BLAS"
+  sudo_cmd=(); [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get install -y libopenblas0-pthread >/dev/null
+fi
 
 torch_run() {  # mode size
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS="$threads" \
