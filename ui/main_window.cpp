@@ -270,6 +270,8 @@ void MainWindow::onControlsChanged() {
   if (view.padding) compute.paddedKeys = m_chips->paddedPositions();
   compute.scale = view.scale;
   compute.stage = view.stage;
+  compute.mode = view.mode;  // long inputs compute only what is on screen
+  compute.head = view.head;
   m_controller->setOptions(compute);
   m_compareController->setOptions(compute);
   m_single->setColormap(view.colormap);
