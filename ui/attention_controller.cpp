@@ -44,19 +44,22 @@ FrameCoverage FrameCoverage::of(const AttentionFrame& frame) {
   c.layerHeads = frame.layerHeads;
   c.rollout = frame.rollout.size() > 0;
   c.layerMean = frame.layerMean.size() > 0;
-  c.overview = !frame.overview.empty();
+  c.analysis = !frame.stats.empty();
+  c.overview = c.analysis && !frame.overview.empty();
+  for (const PooledMap& p : frame.overview) c.layerThumbs |= p.layer == frame.layer.layer;
   return c;
 }
 
 bool FrameCoverage::serves(const ComputeOptions& o) const {
   if (!valid) return false;
+  if (o.analysis && !analysis) return false;
   const bool all = int(heads.size()) == layerHeads && layerHeads > 0;
   const bool softmax = o.stage == ScoreStage::Softmax;
   switch (o.mode) {
     case HeadMode::Single:
       return all || contains(heads, std::clamp(o.head, 0, std::max(0, layerHeads - 1)));
     case HeadMode::Grid:
-      return all || (softmax && overview);
+      return all || (softmax && layerThumbs);
     case HeadMode::Mean:
       return all || (softmax && layerMean);
     case HeadMode::Rollout:
@@ -113,8 +116,11 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
     const bool wholeLayer = double(heads) * n * n * 4 * stageFactor <= double(kWholeLayerBytes) ||
                             needsEveryHead(options);
     if (!wholeLayer) run.keepHeads = std::vector<int>{std::clamp(options.head, 0, heads - 1)};
-    const bool rollout = options.mode == HeadMode::Rollout ||
-                         double(layers - 1) * 2 * double(n) * n * n <= kRolloutFlops;
+    // Statistics, overview and rollout need every layer: for long inputs only when shown.
+    const bool analyse = n <= kAlwaysAnalyseTokens || options.analysis ||
+                         options.mode == HeadMode::Overview || options.mode == HeadMode::Rollout;
+    const bool rollout = analyse && (options.mode == HeadMode::Rollout ||
+                                     double(layers - 1) * 2 * double(n) * n * n <= kRolloutFlops);
     const bool mean = !wholeLayer && options.mode == HeadMode::Mean;
     const uint64_t need = estimateFrameBytes(layers, heads, n, wholeLayer ? heads : 1,
                                              run.attention.keepStages, rollout);
@@ -125,8 +131,17 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
                   " are available: use fewer tokens");
     }
 
-    FrameAnalyzer analyzer(analysisIds(model, frame.tokens), rollout, mean ? layer : -1);
-    run.onHead = [&](const HeadWeights& w) { analyzer.add(w); };
+    const bool thumbs = !wholeLayer && options.mode == HeadMode::Grid;  // the grid's cells
+    FrameAnalyzer analyzer(analysisIds(model, frame.tokens), analyse, rollout, mean ? layer : -1,
+                           thumbs ? layer : -1);
+    if (analyse || mean || thumbs) run.onHead = [&](const HeadWeights& w) { analyzer.add(w); };
+    run.allLayers = analyse;
+    if (!analyse)
+      frame.analysisNote =
+          QObject::tr(
+              "For inputs over %1 tokens the statistics of every layer are computed while the "
+              "table, the overview or the rollout is shown")
+              .arg(kAlwaysAnalyseTokens);
     ModelInput input;
     input.tokens = frame.tokens;
     ModelRun result = model.model->run(input, run);
@@ -200,7 +215,8 @@ void AttentionController::start() {
 }
 
 void AttentionController::onFinished() {
-  AttentionFrame frame = m_watcher->result();
+  // Moved out of the future: a long input's maps are not copied once more.
+  AttentionFrame frame = m_watcher->future().takeResult();
   m_watcher->deleteLater();
   m_watcher = nullptr;
   if (m_pending || frame.generation != m_generation) {

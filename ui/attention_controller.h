@@ -47,7 +47,10 @@ struct FrameCoverage {
   bool valid = false;
   std::vector<int> heads;  // kept heads of the selected layer
   int layerHeads = 0;
-  bool rollout = false, layerMean = false, overview = false;
+  bool analysis = false;  // statistics and overview of every layer
+  bool rollout = false, layerMean = false;
+  bool overview = false;     // thumbnails of every layer
+  bool layerThumbs = false;  // thumbnails of the selected layer (grid of a long input)
   static FrameCoverage of(const AttentionFrame& frame);
   bool serves(const ComputeOptions& options) const;
 };

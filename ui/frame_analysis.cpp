@@ -64,13 +64,22 @@ RowMatrixXf LayerMeanStream::finish() {
   return std::move(m_sum);
 }
 
-FrameAnalyzer::FrameAnalyzer(std::vector<int> ids, bool rollout, int meanLayer)
-    : m_stats(std::move(ids)), m_wantRollout(rollout), m_mean(meanLayer) {}
+FrameAnalyzer::FrameAnalyzer(std::vector<int> ids, bool wholeModel, bool rollout, int meanLayer,
+                             int thumbLayer)
+    : m_stats(std::move(ids)),
+      m_wholeModel(wholeModel),
+      m_wantRollout(wholeModel && rollout),
+      m_thumbLayer(thumbLayer),
+      m_mean(meanLayer) {}
 
 void FrameAnalyzer::add(const HeadWeights& head) {
+  m_mean.add(head);
+  if (!m_wholeModel) {
+    if (head.layer == m_thumbLayer) m_overview.push_back(poolHead(head));
+    return;
+  }
   m_stats.add(head);
   if (m_wantRollout) m_rollout.add(head);
-  m_mean.add(head);
   m_overview.push_back(poolHead(head));
 }
 

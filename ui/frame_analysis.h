@@ -23,6 +23,9 @@ namespace headmap::ui {
 constexpr uint64_t kWholeLayerBytes = uint64_t(64) << 20;
 // Overview cells: each head max-pooled to at most this many bins per side.
 constexpr int kThumbnailCells = 96;
+// Up to this many tokens every frame runs every layer for the statistics, the overview and the
+// rollout; beyond, only when one of them is on screen (else the run stops at the selected layer).
+constexpr int kAlwaysAnalyseTokens = 512;
 // The rollout (L − 1 products of n × n matrices) is computed with every frame while it costs
 // less than this; beyond, only when the rollout is on screen.
 constexpr double kRolloutFlops = 8e9;
@@ -66,15 +69,19 @@ struct FrameAnalysis {
 
 class FrameAnalyzer {
  public:
-  // ids: (n) token ids for the induction score, or empty. meanLayer: layer whose mean over heads
-  // to keep, or -1.
-  FrameAnalyzer(std::vector<int> ids, bool rollout, int meanLayer);
+  // ids: (n) token ids for the induction score, or empty. wholeModel: statistics and overview
+  // (every head); rollout: also the rollout; meanLayer: layer whose mean over heads to keep, or
+  // -1; thumbLayer: without wholeModel, the layer whose thumbnails to keep (grid), or -1.
+  FrameAnalyzer(std::vector<int> ids, bool wholeModel, bool rollout, int meanLayer,
+                int thumbLayer = -1);
   void add(const HeadWeights& head);
   FrameAnalysis finish();
 
  private:
   HeadStatsStream m_stats;
+  bool m_wholeModel;
   bool m_wantRollout;
+  int m_thumbLayer;
   RolloutStream m_rollout;
   LayerMeanStream m_mean;
   std::vector<PooledMap> m_overview;

@@ -51,11 +51,10 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
   connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
   connect(m_store, &ModelStore::loadStarted, this,
           [this](const QString& path) { m_modelLabel->setText(tr("Loading %1…").arg(path)); });
-  connect(m_store, &ModelStore::loadFailed, this,
-          [this](const QString& message) {
-            updateStatus();  // the previous model's line replaces "Loading …"
-            reportError(tr("Cannot open the model"), message);
-          });
+  connect(m_store, &ModelStore::loadFailed, this, [this](const QString& message) {
+    updateStatus();  // the previous model's line replaces "Loading …"
+    reportError(tr("Cannot open the model"), message);
+  });
   connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
   connect(m_compareController, &AttentionController::frameReady, this,
           [this](const AttentionFrame& frame) {
@@ -145,6 +144,11 @@ void MainWindow::buildUi() {
   m_statsDock->setWidget(m_stats);
   addDockWidget(Qt::BottomDockWidgetArea, m_statsDock);
   m_statsDock->hide();
+  // Long inputs compute the statistics of every layer only while the table is open.
+  // (Not while the window itself goes away: closing hides the dock during destruction.)
+  connect(m_statsDock, &QDockWidget::visibilityChanged, this, [this] {
+    if (isVisible()) onControlsChanged();
+  });
   connect(m_stats, &HeadStatsView::headSelected, this, &MainWindow::showHead);
   connect(m_stats, &HeadStatsView::exportRequested, this, &MainWindow::exportStatsDialog);
 }
@@ -272,6 +276,7 @@ void MainWindow::onControlsChanged() {
   compute.stage = view.stage;
   compute.mode = view.mode;  // long inputs compute only what is on screen
   compute.head = view.head;
+  compute.analysis = !m_statsDock->isHidden();
   m_controller->setOptions(compute);
   m_compareController->setOptions(compute);
   m_single->setColormap(view.colormap);

@@ -22,6 +22,8 @@ struct ComputeOptions {
   // of these alone recomputes only when the last frame lacks the map (AttentionController).
   HeadMode mode = HeadMode::Single;
   int head = 0;
+  // The statistics table is open: long inputs then run every layer for it (ui/frame_analysis.h).
+  bool analysis = false;
 
   // Same run, whatever is on screen.
   bool sameRun(const ComputeOptions& o) const {
@@ -29,7 +31,7 @@ struct ComputeOptions {
            scale == o.scale && stage == o.stage;
   }
   bool operator==(const ComputeOptions& o) const {
-    return sameRun(o) && mode == o.mode && head == o.head;
+    return sameRun(o) && mode == o.mode && head == o.head && analysis == o.analysis;
   }
   bool operator!=(const ComputeOptions& o) const { return !(*this == o); }
 };

@@ -49,7 +49,7 @@ LayerPlan planLayers(const std::vector<int>& requested, const ModelInfo& info) {
 
 LayerPlan planLayers(const RunOptions& options, const ModelInfo& info) {
   LayerPlan plan = planLayers(options.layers, info);
-  if (options.onHead) plan.lastLayer = std::max(plan.lastLayer, info.layers - 1);
+  if (options.allLayers) plan.lastLayer = std::max(plan.lastLayer, info.layers - 1);
   return plan;
 }
 

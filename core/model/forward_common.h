@@ -21,7 +21,7 @@ struct LayerPlan {
 
 // requested: layer indices (empty = all). Throws headmap::Error for an index out of range.
 LayerPlan planLayers(const std::vector<int>& requested, const ModelInfo& info);
-// The same for a run: options.layers, and the whole stack when options.onHead is set.
+// The same for a run: options.layers, and the whole stack when options.allLayers is set.
 LayerPlan planLayers(const RunOptions& options, const ModelInfo& info);
 
 // The attention options one layer runs with: causal forced for causal families, stages only

@@ -38,11 +38,14 @@ struct RunOptions {
   // keepHeads: heads whose maps the recorded layers keep; nullopt = all, empty = none. Layers
   // that are not recorded keep no maps at all.
   std::optional<std::vector<int>> keepHeads;
-  // When set, every layer of the model runs (whatever `layers` records) and onHead sees each
-  // head's softmax weights (q, k) as it is computed, HeadWeights::layer = model layer, layers
-  // ascending and heads ascending within a layer, on the calling thread. Peak memory is then one
-  // layer's kept maps plus a scratch of a few heads, not layers × heads × n² floats.
+  // When set, onHead sees each head's softmax weights (q, k) of every layer that runs as it is
+  // computed, HeadWeights::layer = model layer, layers ascending and heads ascending within a
+  // layer, on the calling thread. With allLayers every layer runs (statistics or rollout of the
+  // whole model while recording one layer); else the run stops after the last recorded layer.
+  // Peak memory is then the recorded layers' kept maps plus a scratch of a few heads, not
+  // layers × heads × n² floats.
   HeadCallback onHead;
+  bool allLayers = false;
 };
 
 struct LayerAttention {

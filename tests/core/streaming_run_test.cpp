@@ -67,6 +67,7 @@ void expectStreamingMatchesFullRun(const Model& model, const ModelInput& input,
   RunOptions streamed = full;
   streamed.layers = {layer};
   streamed.keepHeads = keep;
+  streamed.allLayers = true;
   streamed.onHead = [&](const HeadWeights& w) {
     ++calls;
     stats.add(w);
@@ -199,13 +200,18 @@ TEST(StreamingRun, HeadOutOfRangeIsAnError) {
   }
 }
 
-TEST(StreamingRun, OnHeadRunsTheWholeStack) {
+TEST(StreamingRun, OnHeadSeesEveryLayerThatRuns) {
   const LoadedModel m = loadHuggingFaceFolder(test::fixture("models/gpt2"), {});
   const ModelInfo info = m.model->info();
+  ASSERT_GE(info.layers, 2);
   RunOptions options;
   options.layers = {0};
   std::vector<std::pair<int, int>> seen;
   options.onHead = [&](const HeadWeights& w) { seen.emplace_back(w.layer, w.head); };
+  m.model->run(test::inputFromIds({1, 2, 3, 4}), options);
+  EXPECT_EQ(static_cast<int>(seen.size()), info.heads) << "only layer 0 runs";
+  seen.clear();
+  options.allLayers = true;
   const ModelRun run = m.model->run(test::inputFromIds({1, 2, 3, 4}), options);
   ASSERT_EQ(static_cast<int>(seen.size()), info.layers * info.heads);
   for (int l = 0; l < info.layers; ++l) {

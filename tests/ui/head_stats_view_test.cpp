@@ -337,7 +337,13 @@ class HeadStatsViewTest : public QObject {
       maxDiff = std::max(maxDiff,
                          std::abs(mean.values[i] - (maps.values[i] + maps.values[cells + i]) / 2));
     QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+    // Beyond kAlwaysAnalyseTokens the statistics of every layer wait for the table.
+    QVERIFY(m_window->frame().stats.empty());
+    QVERIFY(!m_window->frame().analysisNote.isEmpty());
+    m_window->statsDock()->show();
+    settle();
     QCOMPARE(int(m_window->frame().stats.size()), 2);
+    QCOMPARE(m_window->statsView()->model()->rowCount(), 2);
   }
 };
 
