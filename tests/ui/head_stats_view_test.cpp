@@ -3,12 +3,15 @@
 // shows that head, the CSV export is core's writeStatsCsv, and rollout equals attentionRollout.
 #include "ui/head_stats_view.h"
 
+#include <qcustomplot.h>
+
 #include <QDockWidget>
 #include <QFile>
 #include <QGridLayout>
 #include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
 #include <cmath>
 #include <sstream>
@@ -325,6 +328,30 @@ class HeadStatsViewTest : public QObject {
       maxDiff =
           std::max(maxDiff, std::abs(shown.values[i] - maps.values[maps.values.size() / 2 + i]));
     QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+
+    // Zoom and pan at this size: the wheel zooms in, a drag pans, labels thin to what fits.
+    HeatmapView* view = m_window->heatmapView();
+    QCPAxisRect* rect = view->plot()->axisRect();
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    const QPointF centre = rect->rect().center();
+    for (int i = 0; i < 20; ++i) {
+      QWheelEvent wheel(centre, view->plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120),
+                        Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(view->plot(), &wheel);
+    }
+    QVERIFY(view->isZoomed());
+    QVERIFY2(x->range().size() < 300, qPrintable(QString::number(x->range().size())));
+    const double lower = x->range().lower;
+    QTest::mousePress(view->plot(), Qt::LeftButton, {}, centre.toPoint());
+    QTest::mouseMove(view->plot(), centre.toPoint() + QPoint(-200, 0));
+    QTest::mouseRelease(view->plot(), Qt::LeftButton, {}, centre.toPoint() + QPoint(-200, 0));
+    QVERIFY2(x->range().lower > lower,
+             qPrintable(QString("%1 -> %2").arg(lower).arg(x->range().lower)));
+    auto ticker =
+        qSharedPointerDynamicCast<QCPAxisTickerText>(rect->axis(QCPAxis::atLeft)->ticker());
+    QVERIFY(ticker);
+    QVERIFY2(ticker->ticks().size() < 3000, qPrintable(QString::number(ticker->ticks().size())));
+    view->resetView();
 
     o.mode = HeadMode::Mean;
     m_window->setViewOptions(o);
