@@ -9,8 +9,10 @@
 #include <cstdio>
 
 #include "ui/app_settings.h"
+#include "ui/compare_session.h"
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
+#include "ui/model_store.h"
 #include "ui/resources_init.h"
 
 using headmap::ui::HeadMode;
@@ -54,12 +56,14 @@ int main(int argc, char** argv) {
       "stats|overview");
   const QCommandLineOption compareText(
       "compare-text", "Second sentence: show A, B and the difference A − B.", "TEXT");
+  const QCommandLineOption compareModel(
+      "compare-model", "Second model (same layers × heads): show A, B and A − B.", "PATH");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
                                    "With --screenshot: print compute/render ms as JSON.");
   parser.addOptions({screenshot, text, layer, head, grid, mean, rollout, viewOption, compareText,
-                     dark, size, timings});
+                     compareModel, dark, size, timings});
   parser.process(app);
 
   if (parser.isSet(dark)) {
@@ -95,6 +99,8 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(text)) window.setText(parser.value(text));
   if (parser.isSet(compareText)) window.setCompareText(parser.value(compareText));
+  if (parser.isSet(compareModel) && !window.openCompareModel(parser.value(compareModel)) && batch)
+    return fail(window.compareSession()->storeB()->lastError());
   headmap::ui::ViewOptions view = window.controls()->options();
   if (parser.isSet(layer)) view.layer = parser.value(layer).toInt();
   if (parser.isSet(head)) {
