@@ -96,13 +96,18 @@ AttentionController::~AttentionController() {
 
 void AttentionController::setModel(const LoadedModel& model) {
   m_model = model;
+  m_lastComputeMs = -1;
   schedule(0);
 }
 
 void AttentionController::setText(const QString& text) {
   if (text == m_text) return;
   m_text = text;
-  schedule(kDebounceMs);
+  schedule(textDelayMs());
+}
+
+int AttentionController::textDelayMs() const {
+  return m_lastComputeMs >= 0 && m_lastComputeMs < kInstantMs ? 0 : kDebounceMs;
 }
 
 void AttentionController::setOptions(const ComputeOptions& options) {
@@ -136,6 +141,7 @@ void AttentionController::onFinished() {
   AttentionFrame frame = m_watcher->result();
   m_watcher->deleteLater();
   m_watcher = nullptr;
+  if (frame.ok()) m_lastComputeMs = frame.computeMs;
   if (m_pending || frame.generation != m_generation) {
     if (!m_debounce.isActive()) start();  // stale: drop it and run the newest request
     return;

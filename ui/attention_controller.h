@@ -1,7 +1,9 @@
 #pragma once
-// Runs Model::run off the GUI thread. Text edits are debounced (~100 ms); a newer request
-// supersedes an older one: at most one computation runs, and results of stale generations are
-// dropped, so the window never waits for a sentence the user has already changed.
+// Runs Model::run off the GUI thread. A newer request supersedes an older one: at most one
+// computation runs, and results of stale generations are dropped, so the window never waits for a
+// sentence the user has already changed. Text edits start at once when the model computes fast
+// (the last frame took < kInstantMs: keystroke to repaint stays within a frame, issue #5) and are
+// debounced by kDebounceMs otherwise, so a slow model does not start a long run per keystroke.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -40,6 +42,7 @@ class AttentionController : public QObject {
   Q_OBJECT
  public:
   static constexpr int kDebounceMs = 100;
+  static constexpr double kInstantMs = 25;
   static constexpr int kMaxTokens = 1024;  // beyond this a heatmap is unreadable and n² grows fast
   // The statistics and the rollout need every layer's maps at once (layers × heads × n² floats);
   // beyond this many tokens only the selected layer is computed, so memory stays bounded.
@@ -57,6 +60,8 @@ class AttentionController : public QObject {
   // --screenshot. Returns false on timeout.
   bool waitForIdle(int timeoutMs = 30000);
   quint64 generation() const { return m_generation; }
+  // How long a text edit waits before computing: 0 after a fast frame, else kDebounceMs.
+  int textDelayMs() const;
 
  signals:
   void frameReady(const headmap::ui::AttentionFrame& frame);
@@ -73,6 +78,7 @@ class AttentionController : public QObject {
   quint64 m_generation = 0;  // of the newest request
   quint64 m_delivered = 0;   // of the last frame emitted
   bool m_pending = false;    // a request is waiting for the running job to finish
+  double m_lastComputeMs = -1;  // of the last frame of the current model; < 0: none yet
   QFutureWatcher<AttentionFrame>* m_watcher = nullptr;
 };
 
