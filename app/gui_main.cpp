@@ -8,6 +8,7 @@
 #include <QTextStream>
 #include <cstdio>
 
+#include "core/attention/parallel.h"
 #include "ui/app_settings.h"
 #include "ui/compare_session.h"
 #include "ui/controls_panel.h"
@@ -30,6 +31,9 @@ int fail(const QString& message) {
 int main(int argc, char** argv) {
   QElapsedTimer startup;
   startup.start();
+  // Eigen's GEMMs allocate their packing buffers per call; without this each keystroke's run
+  // pays fresh page faults (core/attention/parallel.h, docs/benchmarks.md).
+  headmap::keepFreedMemory();
   QApplication app(argc, argv);
   headmap::ui::initResources();
   QApplication::setApplicationName("headmap");

@@ -1,9 +1,10 @@
 #pragma once
 // Runs Model::run off the GUI thread. A newer request supersedes an older one: at most one
 // computation runs, and results of stale generations are dropped, so the window never waits for a
-// sentence the user has already changed. Text edits start at once when the model computes fast
-// (the last frame took < kInstantMs: keystroke to repaint stays within a frame, issue #5) and are
-// debounced by kDebounceMs otherwise, so a slow model does not start a long run per keystroke.
+// sentence the user has already changed. Text edits start at once when the model computes in
+// less than kInstantMs (keystroke to repaint is then compute + render, issue #5; a burst of keys
+// costs at most one run whose result is dropped) and are debounced by kDebounceMs for slower
+// models, where starting a run on the first key of a word would delay the word's own run.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -42,7 +43,7 @@ class AttentionController : public QObject {
   Q_OBJECT
  public:
   static constexpr int kDebounceMs = 100;
-  static constexpr double kInstantMs = 25;
+  static constexpr double kInstantMs = 200;
   static constexpr int kMaxTokens = 1024;  // beyond this a heatmap is unreadable and n² grows fast
   // The statistics and the rollout need every layer's maps at once (layers × heads × n² floats);
   // beyond this many tokens only the selected layer is computed, so memory stays bounded.
