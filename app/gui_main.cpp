@@ -8,9 +8,12 @@
 #include <QTextStream>
 #include <cstdio>
 
+#include "core/attention/parallel.h"
 #include "ui/app_settings.h"
+#include "ui/compare_session.h"
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
+#include "ui/model_store.h"
 #include "ui/resources_init.h"
 
 using headmap::ui::HeadMode;
@@ -28,6 +31,9 @@ int fail(const QString& message) {
 int main(int argc, char** argv) {
   QElapsedTimer startup;
   startup.start();
+  // Eigen's GEMMs allocate their packing buffers per call; without this each keystroke's run
+  // pays fresh page faults (core/attention/parallel.h, docs/benchmarks.md).
+  headmap::keepFreedMemory();
   QApplication app(argc, argv);
   headmap::ui::initResources();
   QApplication::setApplicationName("headmap");
@@ -54,12 +60,14 @@ int main(int argc, char** argv) {
       "stats|overview");
   const QCommandLineOption compareText(
       "compare-text", "Second sentence: show A, B and the difference A − B.", "TEXT");
+  const QCommandLineOption compareModel(
+      "compare-model", "Second model (same layers × heads): show A, B and A − B.", "PATH");
   const QCommandLineOption dark("dark", "Use a dark palette.");
   const QCommandLineOption size("size", "Window size for --screenshot, e.g. 1200x800.", "WxH");
   const QCommandLineOption timings("timings",
                                    "With --screenshot: print compute/render ms as JSON.");
   parser.addOptions({screenshot, text, layer, head, grid, mean, rollout, viewOption, compareText,
-                     dark, size, timings});
+                     compareModel, dark, size, timings});
   parser.process(app);
 
   if (parser.isSet(dark)) {
@@ -95,6 +103,8 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(text)) window.setText(parser.value(text));
   if (parser.isSet(compareText)) window.setCompareText(parser.value(compareText));
+  if (parser.isSet(compareModel) && !window.openCompareModel(parser.value(compareModel)) && batch)
+    return fail(window.compareSession()->storeB()->lastError());
   headmap::ui::ViewOptions view = window.controls()->options();
   if (parser.isSet(layer)) view.layer = parser.value(layer).toInt();
   if (parser.isSet(head)) {

@@ -171,17 +171,22 @@ AttentionController::~AttentionController() {
   if (m_watcher) m_watcher->waitForFinished();
 }
 
+void AttentionController::setModel(const LoadedModel& model) {
+  m_model = model;
+  m_lastComputeMs = -1;
+  m_coverage = {};
+  schedule(0);
+}
+
 void AttentionController::setText(const QString& text) {
   if (text == m_text) return;
   m_text = text;
   m_coverage = {};
-  schedule(kDebounceMs);
+  schedule(textDelayMs());
 }
 
-void AttentionController::setModel(const LoadedModel& model) {
-  m_model = model;
-  m_coverage = {};
-  schedule(0);
+int AttentionController::textDelayMs() const {
+  return m_lastComputeMs >= 0 && m_lastComputeMs < kInstantMs ? 0 : kDebounceMs;
 }
 
 void AttentionController::setOptions(const ComputeOptions& options) {
@@ -219,6 +224,7 @@ void AttentionController::onFinished() {
   AttentionFrame frame = m_watcher->future().takeResult();
   m_watcher->deleteLater();
   m_watcher = nullptr;
+  if (frame.ok()) m_lastComputeMs = frame.computeMs;
   if (m_pending || frame.generation != m_generation) {
     if (!m_debounce.isActive()) start();  // stale: drop it and run the newest request
     return;

@@ -1,7 +1,10 @@
 #pragma once
-// Runs Model::run off the GUI thread. Text edits are debounced (~100 ms); a newer request
-// supersedes an older one: at most one computation runs, and results of stale generations are
-// dropped, so the window never waits for a sentence the user has already changed.
+// Runs Model::run off the GUI thread. A newer request supersedes an older one: at most one
+// computation runs, and results of stale generations are dropped, so the window never waits for a
+// sentence the user has already changed. Text edits start at once when the model computes in
+// less than kInstantMs (keystroke to repaint is then compute + render, issue #5; a burst of keys
+// costs at most one run whose result is dropped) and are debounced by kDebounceMs for slower
+// models, where starting a run on the first key of a word would delay the word's own run.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -59,6 +62,7 @@ class AttentionController : public QObject {
   Q_OBJECT
  public:
   static constexpr int kDebounceMs = 100;
+  static constexpr double kInstantMs = 200;
   // Long inputs run memory-bounded (ui/frame_analysis.h): up to 4,096 tokens the app keeps one
   // layer's or one head's maps, never every layer's.
   static constexpr int kMaxTokens = 4096;
@@ -75,6 +79,8 @@ class AttentionController : public QObject {
   // --screenshot. Returns false on timeout.
   bool waitForIdle(int timeoutMs = 30000);
   quint64 generation() const { return m_generation; }
+  // How long a text edit waits before computing: 0 after a fast frame, else kDebounceMs.
+  int textDelayMs() const;
 
  signals:
   void frameReady(const headmap::ui::AttentionFrame& frame);
@@ -88,10 +94,11 @@ class AttentionController : public QObject {
   QString m_text;
   ComputeOptions m_options;
   QTimer m_debounce;
-  quint64 m_generation = 0;  // of the newest request
-  quint64 m_delivered = 0;   // of the last frame emitted
-  bool m_pending = false;    // a request is waiting for the running job to finish
-  FrameCoverage m_coverage;  // what the last delivered frame can show
+  quint64 m_generation = 0;     // of the newest request
+  quint64 m_delivered = 0;      // of the last frame emitted
+  bool m_pending = false;       // a request is waiting for the running job to finish
+  FrameCoverage m_coverage;     // what the last delivered frame can show
+  double m_lastComputeMs = -1;  // of the last frame of the current model; < 0: none yet
   QFutureWatcher<AttentionFrame>* m_watcher = nullptr;
 };
 

@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
+#include "ui/compare_session.h"
 #include "ui/compare_view.h"
 #include "ui/controls_panel.h"
 #include "ui/default_model.h"
@@ -35,6 +36,12 @@
 
 namespace headmap::ui {
 
+static QString comparePlaceholder() {
+  return QObject::tr(
+      "Compare with… (a second sentence: A, B and A − B; File ▸ Compare with model "
+      "for a second model)");
+}
+
 MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
     : QMainWindow(parent), m_settings(settings) {
   initResources();
@@ -45,7 +52,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
   }
   m_store = new ModelStore(this);
   m_controller = new AttentionController(this);
-  m_compareController = new AttentionController(this);
+  m_compareSession = new CompareSession(this);
   buildUi();
   buildMenus();
   connect(m_store, &ModelStore::modelChanged, this, &MainWindow::onModelChanged);
@@ -56,11 +63,10 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent)
     reportError(tr("Cannot open the model"), message);
   });
   connect(m_controller, &AttentionController::frameReady, this, &MainWindow::onFrame);
-  connect(m_compareController, &AttentionController::frameReady, this,
-          [this](const AttentionFrame& frame) {
-            m_compareFrame = frame;
-            render();
-          });
+  connect(m_compareSession, &CompareSession::frameReady, this, &MainWindow::render);
+  connect(m_compareSession, &CompareSession::modelBChanged, this, &MainWindow::render);
+  connect(m_compareSession, &CompareSession::loadFailed, this,
+          [this](const QString& message) { reportError(tr("Cannot compare"), message); });
   m_controls->setOptions(m_state.view);
   m_text->setText(m_state.text);
   m_controller->setText(m_state.text);
@@ -86,7 +92,7 @@ void MainWindow::buildUi() {
   m_text->installEventFilter(this);
   column->addWidget(m_text);
   m_compareText = new QLineEdit(central);
-  m_compareText->setPlaceholderText(tr("Compare with… (a second sentence: A, B and A − B)"));
+  m_compareText->setPlaceholderText(comparePlaceholder());
   m_compareText->setClearButtonEnabled(true);
   column->addWidget(m_compareText);
   m_chips = new TokenChipsWidget(central);
@@ -123,7 +129,7 @@ void MainWindow::buildUi() {
 
   connect(m_text, &QLineEdit::textChanged, this, &MainWindow::onTextEdited);
   connect(m_compareText, &QLineEdit::textChanged, this, [this](const QString& text) {
-    m_compareController->setText(text.left(kMaxChars));
+    m_compareSession->setTextB(text.left(kMaxChars));
     render();
   });
   connect(m_chips, &TokenChipsWidget::paddingChanged, this, &MainWindow::onControlsChanged);
@@ -175,6 +181,9 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Export &data…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                   &MainWindow::exportDataDialog);
   file->addAction(tr("Export head &statistics…"), this, &MainWindow::exportStatsDialog);
+  file->addSeparator();
+  file->addAction(tr("&Compare with model…"), this, &MainWindow::compareModelDialog);
+  file->addAction(tr("S&top comparing models"), this, &MainWindow::clearCompareModel);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -243,7 +252,7 @@ void MainWindow::onModelChanged() {
   m_controls->setModelShape(info.layers, info.heads, info.causalBuiltIn);
   setWindowTitle(QStringLiteral("headmap — %1").arg(m_store->displayName()));
   m_controller->setModel(m_store->current());
-  m_compareController->setModel(m_store->current());
+  m_compareSession->setModelA(m_store->current());
   onControlsChanged();
   updateStatus();
 }
@@ -251,6 +260,35 @@ void MainWindow::onModelChanged() {
 void MainWindow::setText(const QString& text) { m_text->setText(text); }
 
 void MainWindow::setCompareText(const QString& text) { m_compareText->setText(text); }
+
+bool MainWindow::openCompareModel(const QString& path) {
+  if (!m_compareSession->openModelB(path)) return false;
+  m_compareText->setPlaceholderText(
+      tr("B = %1 on the same sentence; or type a second sentence for B")
+          .arg(m_compareSession->nameB(QString())));
+  return true;
+}
+
+void MainWindow::clearCompareModel() {
+  m_compareSession->clearModelB();
+  m_compareText->setPlaceholderText(comparePlaceholder());
+  render();
+}
+
+const AttentionFrame& MainWindow::compareFrame() const { return m_compareSession->frame(); }
+
+bool MainWindow::compareControllerIdle(int timeoutMs) {
+  return m_compareSession->controller()->waitForIdle(timeoutMs);
+}
+
+void MainWindow::compareModelDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Compare with model (same layers × heads)"), QString(),
+      tr("Models (*.safetensors *.bin *.pt *.pth config.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  openCompareModel(QFileInfo(path).fileName() == "config.json" ? QFileInfo(path).absolutePath()
+                                                               : path);
+}
 
 void MainWindow::setViewOptions(const ViewOptions& options) { m_controls->setOptions(options); }
 
@@ -264,6 +302,7 @@ void MainWindow::onTextEdited(const QString& text) {
   }
   m_state.text = text;
   m_controller->setText(text);
+  m_compareSession->setTextA(text);
 }
 
 void MainWindow::onControlsChanged() {
@@ -278,7 +317,7 @@ void MainWindow::onControlsChanged() {
   compute.head = view.head;
   compute.analysis = !m_statsDock->isHidden();
   m_controller->setOptions(compute);
-  m_compareController->setOptions(compute);
+  m_compareSession->setOptions(compute);
   m_single->setColormap(view.colormap);
   m_grid->setColormap(view.colormap);
   m_compare->setColormap(view.colormap);
@@ -330,15 +369,16 @@ void MainWindow::render() {
 // The compare view replaces the single map when a second sentence is given (grid and overview
 // stay as they are: a difference of every head at once would not be readable).
 bool MainWindow::renderCompare(const ViewOptions& view) {
-  if (m_compareText->text().trimmed().isEmpty() || view.mode == HeadMode::Grid ||
-      view.mode == HeadMode::Overview)
+  if (!m_compareSession->active() || view.mode == HeadMode::Grid || view.mode == HeadMode::Overview)
     return false;
-  if (!m_compareFrame.ok()) {
-    showNotice(tr("Second sentence: %1").arg(m_compareFrame.error));
+  const AttentionFrame& frameB = m_compareSession->frame();
+  if (!frameB.ok()) {
+    showNotice(tr("Comparison (B): %1").arg(frameB.error));
     return false;
   }
   std::vector<HeatmapData> a = visibleData(m_frame, view, m_store->displayName());
-  std::vector<HeatmapData> b = visibleData(m_compareFrame, view, m_store->displayName());
+  std::vector<HeatmapData> b =
+      visibleData(frameB, view, m_compareSession->nameB(m_store->displayName()));
   if (a.empty() || b.empty()) return false;
   m_stack->setCurrentWidget(m_compare);
   QElapsedTimer timer;

@@ -18,6 +18,7 @@ namespace headmap::ui {
 
 class ControlsPanel;
 class CompareView;
+class CompareSession;
 class HeadGridView;
 class HeadStatsView;
 class HeatmapView;
@@ -40,10 +41,15 @@ class MainWindow : public QMainWindow {
   void setText(const QString& text);
   void setViewOptions(const ViewOptions& options);
   bool waitForIdle(int timeoutMs = 30000) {
-    return m_controller->waitForIdle(timeoutMs) && m_compareController->waitForIdle(timeoutMs);
+    return m_controller->waitForIdle(timeoutMs) && compareControllerIdle(timeoutMs);
   }
   // Non-empty: compare the main text (A) with this one (B) side by side, with A − B.
   void setCompareText(const QString& text);
+  // Compare the current model (A) with a second model of the same layers × heads (B) on the same
+  // text (or on the second sentence when one is given). false: refused, nothing changes.
+  bool openCompareModel(const QString& path);
+  void clearCompareModel();
+  CompareSession* compareSession() const { return m_compareSession; }
   bool exportImageTo(const QString& path, double scale = 1.0);
   bool exportDataTo(const QString& path);  // .npy or .csv of the current layer
 
@@ -56,7 +62,7 @@ class MainWindow : public QMainWindow {
   HeadStatsView* statsView() const { return m_stats; }
   CompareView* compareView() const { return m_compare; }
   QLineEdit* compareEdit() const { return m_compareText; }
-  const AttentionFrame& compareFrame() const { return m_compareFrame; }
+  const AttentionFrame& compareFrame() const;
   QDockWidget* statsDock() const { return m_statsDock; }
   bool exportStatsTo(const QString& path);  // CSV of the head statistics table
   QLineEdit* textEdit() const { return m_text; }
@@ -77,6 +83,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  bool compareControllerIdle(int timeoutMs);
   void buildUi();
   void buildMenus();
   void rebuildRecentMenu();
@@ -94,6 +101,7 @@ class MainWindow : public QMainWindow {
   void exportImageDialog();
   void exportDataDialog();
   void exportStatsDialog();
+  void compareModelDialog();
   void showHead(int layer, int head);
   bool handleNavigationKey(QKeyEvent* event);
 
@@ -111,8 +119,7 @@ class MainWindow : public QMainWindow {
   HeadStatsView* m_stats = nullptr;
   CompareView* m_compare = nullptr;
   QLineEdit* m_compareText = nullptr;
-  AttentionController* m_compareController = nullptr;  // the second input, same model/options
-  AttentionFrame m_compareFrame;
+  CompareSession* m_compareSession = nullptr;  // B: a second sentence and/or a second model
   QDockWidget* m_statsDock = nullptr;
   QLabel* m_notice = nullptr;
   QLabel* m_modelLabel = nullptr;

@@ -63,9 +63,15 @@ bool ModelStore::load(const QString& path, const LoadOptions& options) {
   if (!outcome.error.isEmpty()) return fail(outcome.error);
   if (!outcome.model.model || !outcome.model.tokenizer)
     return fail(tr("%1: the loader returned no model").arg(path));
+  if (m_validator) {
+    const QString why = m_validator(outcome.model);
+    if (!why.isEmpty()) return fail(why);
+  }
   setModel(std::move(outcome.model));
   return true;
 }
+
+void ModelStore::clear() { setModel(LoadedModel{}); }
 
 bool ModelStore::loadRandom(int dModel, int heads, unsigned seed) {
   try {

@@ -3,6 +3,7 @@
 // previous model loaded and working.
 #include <QObject>
 #include <QString>
+#include <functional>
 
 #include "core/model/load.h"
 
@@ -21,6 +22,11 @@ class ModelStore : public QObject {
   void setModel(LoadedModel model);                                 // emits modelChanged
   bool load(const QString& path, const LoadOptions& options = {});  // false: loadFailed emitted
   bool loadRandom(int dModel, int heads, unsigned seed);
+  // Checked after a load succeeds and before the model replaces the current one: a non-empty
+  // message refuses the model (loadFailed), e.g. a compare model of another shape.
+  using Validator = std::function<QString(const LoadedModel&)>;
+  void setValidator(Validator validator) { m_validator = std::move(validator); }
+  void clear();  // no model; emits modelChanged
   QString lastError() const { return m_lastError; }
 
  signals:
@@ -33,6 +39,7 @@ class ModelStore : public QObject {
 
   LoadedModel m_model;
   QString m_lastError;
+  Validator m_validator;
   bool m_loading = false;
 };
 

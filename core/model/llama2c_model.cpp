@@ -58,7 +58,6 @@ Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t 
   }
   int32_t v[7];
   std::memcpy(v, bytes, sizeof v);  // little-endian int32, as the checkpoint stores them
-  Header h{v[0], v[1], v[2], v[3], v[4], v[5] < 0 ? -v[5] : v[5], v[6], v[5] > 0};
   checkRange(path, "dim", v[0], 1, 1 << 16);
   checkRange(path, "hidden_dim", v[1], 1, 1 << 20);
   checkRange(path, "n_layers", v[2], 1, 1000);
@@ -66,7 +65,8 @@ Header parseHeader(const std::string& path, const unsigned char* bytes, int64_t 
   checkRange(path, "n_kv_heads", v[4], 1, 1024);
   checkRange(path, "|vocab_size|", int64_t(v[5] < 0 ? -int64_t(v[5]) : v[5]), 1, 1 << 22);
   checkRange(path, "seq_len", v[6], 1, 1 << 20);
-  return h;
+  // Negated only after the range check: -INT32_MIN does not exist (found by fuzz_llama2c_checkpoint).
+  return Header{v[0], v[1], v[2], v[3], v[4], v[5] < 0 ? -v[5] : v[5], v[6], v[5] > 0};
 }
 
 // The header's values agree with each other and with the file size; the messages name them.

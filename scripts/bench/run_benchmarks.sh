@@ -84,6 +84,16 @@ fi
 headmap_run --model "$scale/gpt2-small" --tokens 128 --threads "$threads"
 if ((have_torch)); then torch_run gpt2 128 "$threads"; fi
 
+echo "== desktop app (offscreen): keystroke to repaint, grid redraw, startup"
+ui_results="${results%.jsonl}.ui.json"
+if [[ -x $build/bench/headmap_ui_bench ]]; then
+  HEADMAP_GPT2_SMALL="$scale/gpt2-small" QT_QPA_PLATFORM=offscreen "$build/bench/headmap_ui_bench" \
+    --benchmark_out="$ui_results" --benchmark_out_format=json >/dev/null 2>&1 ||
+    echo "headmap_ui_bench failed (see $ui_results)"
+else
+  echo "no $build/bench/headmap_ui_bench (configure with the UI and Google Benchmark)"; ui_results=
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-$torch_py "$here/summarize_benchmarks.py" "$results"
+$torch_py "$here/summarize_benchmarks.py" "$results" $ui_results

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Markdown tables from the JSON lines of scripts/bench/run_benchmarks.sh (headmap and torch rows).
 
-  /usr/bin/python3 scripts/bench/summarize_benchmarks.py RESULTS.jsonl
+  /usr/bin/python3 scripts/bench/summarize_benchmarks.py RESULTS.jsonl [UI.json]
+
+UI.json: Google Benchmark JSON of build/bench/headmap_ui_bench (the desktop app's targets).
 
 Ratio = headmap best ms / torch best ms (below 1: headmap faster). % of peak = the layer's
 effective GFLOP/s (FLOPs: projections 4*2*n*d^2 + scores 2*n^2*d + context 2*n^2*d, over the best
@@ -66,6 +68,41 @@ def main():
     if blas:
         print(f"\ntorch BLAS: {', '.join(sorted(p for b in blas for p in b)) or 'none mapped'};"
               f" torch threads: {sorted(threads)}")
+
+    if len(sys.argv) > 2:
+        ui_table(sys.argv[2])
+
+
+# Issue #5's desktop targets, by benchmark name prefix.
+UI_TARGETS = [
+    ("KeystrokeToRepaint/default", "keystroke -> repainted heatmap, default model", 30),
+    ("GridRender/gpt2-small", "12-head grid redraw, GPT-2-small size, 64 tokens", 100),
+    ("KeystrokeToGrid/gpt2-small", "keystroke -> recomputed + redrawn grid, same", None),
+    ("BM_StartupToFirstPaint", "process start -> first painted heatmap (-> exit)", 1000),
+]
+
+
+def ui_table(path):
+    try:
+        runs = json.load(open(path))["benchmarks"]
+    except (OSError, ValueError, KeyError) as e:
+        print(f"\nno desktop results: {e}")
+        return
+    print()
+    print("Desktop app (offscreen platform), per iteration")
+    print("| what | iterations | mean ms | median ms | max ms | target | met (max) |")
+    print("|---|---|---|---|---|---|---|")
+    for prefix, what, target in UI_TARGETS:
+        r = next((b for b in runs if b["name"].startswith(prefix)), None)
+        if r is None or r.get("error_occurred"):
+            why = r.get("error_message", "") if r else "not run"
+            print(f"| {what} | - | - | - | - | {target or '-'} | {why} |")
+            continue
+        mean = r["real_time"]  # manual time, in ms (the benchmarks use kMillisecond)
+        worst = r.get("max_ms", mean)
+        met = "-" if target is None else ("yes" if worst <= target else "no")
+        print(f"| {what} | {r['iterations']} | {mean:.1f} | {r.get('median_ms', mean):.1f} | "
+              f"{worst:.1f} | {'<= ' + str(target) if target else '-'} | {met} |")
 
 
 if __name__ == "__main__":

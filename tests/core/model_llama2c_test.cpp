@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 #include "core/common/error.h"
 #include "core/model/hf_folder.h"
@@ -229,6 +230,10 @@ TEST(ModelLlama2c, MalformedHeadersAreRefusedWithMessages) {
                    "has " + std::to_string(24 + 4 * tinyFloats())});
   expectLoadError(writeCheckpoint("huge.bin", {8, 16, 1000000, 2, 1, 10, 4}, 0), {"n_layers"});
   expectLoadError(writeCheckpoint("zero_vocab.bin", {8, 16, 1, 2, 1, 0, 4}, 0), {"vocab_size"});
+  // Found by fuzz_llama2c_checkpoint: negating INT32_MIN (the sign flags a shared classifier).
+  expectLoadError(writeCheckpoint("int_min_vocab.bin",
+                                  {8, 16, 1, 2, 1, std::numeric_limits<int32_t>::min(), 4}, 0),
+                  {"|vocab_size| = 2147483648 is outside"});
 }
 
 }  // namespace

@@ -114,6 +114,19 @@ class MainWindowTest : public QObject {
     QVERIFY2(frames.count() <= 2, qPrintable(QString("%1 frames").arg(frames.count())));
   }
 
+  // Issue #5: a keystroke must repaint within a frame, so a model that computes fast is not
+  // debounced; before its first frame (unknown cost) it is.
+  void fastModelsAreNotDebounced() {
+    AttentionController* c = m_window->controller();
+    QVERIFY2(m_window->frame().computeMs < AttentionController::kInstantMs,
+             qPrintable(QString("%1 ms").arg(m_window->frame().computeMs)));
+    QCOMPARE(c->textDelayMs(), 0);
+    QVERIFY(m_window->store()->loadRandom(64, 4, 2));
+    QCOMPARE(c->textDelayMs(), AttentionController::kDebounceMs);
+    settle();
+    QCOMPARE(c->textDelayMs(), 0);
+  }
+
   void badFileKeepsTheModelAndText() {
     const auto before = m_window->store()->current().model;
     const QString bad = m_dir.filePath("broken.safetensors");

@@ -76,6 +76,17 @@ class ScreenshotTest : public QObject {
     QVERIFY2(err.contains("bogus"), err.constData());
   }
 
+  void refusesACompareModelOfAnotherShape() {
+    const QString png = m_dir.filePath("never_compare.png");
+    QByteArray err;
+    const QString layer =
+        QStringLiteral(HEADMAP_FIXTURES_DIR "/attention/safetensors/mha_state_dict.safetensors");
+    const int code = run({"--screenshot", png, "--compare-model", layer}, nullptr, &err);
+    QVERIFY2(code > 0, qPrintable(QString("exit %1").arg(code)));
+    QVERIFY2(err.contains("same shape") && err.contains("1 layers × 4 heads"), err.constData());
+    QVERIFY(!QFile::exists(png));
+  }
+
   void failsWithAMessageOnABadModel() {
     const QString bad = m_dir.filePath("bad.safetensors");
     QFile f(bad);
