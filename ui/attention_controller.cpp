@@ -4,6 +4,7 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <cmath>
 #include <exception>
 
 #include "core/common/error.h"
@@ -113,8 +114,19 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
     // What to keep (ui/frame_analysis.h): the whole selected layer while it is small, else the
     // shown head; the rollout when cheap or on screen; the layer mean when on screen.
     const double stageFactor = run.attention.keepStages ? 4 : 1;
-    const bool wholeLayer = double(heads) * n * n * 4 * stageFactor <= double(kWholeLayerBytes) ||
-                            needsEveryHead(options);
+    const double layerBytes = double(heads) * n * n * 4 * stageFactor;
+    // The grid and mean of score stages need every head's stages: allowed up to 4× the bound.
+    const double bound = double(kWholeLayerBytes) * (needsEveryHead(options) ? 4 : 1);
+    const bool wholeLayer = layerBytes <= bound;
+    if (!wholeLayer && needsEveryHead(options)) {
+      // Every head's score stages of a long input (GBs, then drawn at full size) are not kept.
+      if (!frame.notice.isEmpty()) frame.notice += '\n';
+      frame.notice +=
+          QObject::tr(
+              "The grid and the mean of the raw, scaled or masked scores keep every head: for this "
+              "model they are shown up to %1 tokens. Choose the softmax weights or one head.")
+              .arg(int(std::sqrt(bound / (heads * 4 * stageFactor))));
+    }
     if (!wholeLayer) run.keepHeads = std::vector<int>{std::clamp(options.head, 0, heads - 1)};
     // Statistics, overview and rollout need every layer: for long inputs only when shown.
     const bool analyse = n <= kAlwaysAnalyseTokens || options.analysis ||

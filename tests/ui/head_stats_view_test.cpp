@@ -371,6 +371,23 @@ class HeadStatsViewTest : public QObject {
     settle();
     QCOMPARE(int(m_window->frame().stats.size()), 2);
     QCOMPARE(m_window->statsView()->model()->rowCount(), 2);
+
+    // A grid of raw scores would keep every head's stages (2 × 4 × 3000² floats): a notice says
+    // so instead of a silent blank view.
+    m_window->statsDock()->hide();
+    settle();
+    o.mode = HeadMode::Grid;
+    o.stage = ScoreStage::Raw;
+    m_window->setViewOptions(o);
+    settle();
+
+    QVERIFY2(m_window->noticeText().contains("grid"),
+             qPrintable(QString("notice '%1', frame notice '%2', mode %3 stage %4 error '%5'")
+                            .arg(m_window->noticeText(), m_window->frame().notice)
+                            .arg(int(m_window->frame().options.mode))
+                            .arg(int(m_window->frame().options.stage))
+                            .arg(m_window->frame().error)));
+    QCOMPARE(m_window->frame().layer.result.raw.heads, 1);
   }
 };
 
