@@ -226,6 +226,7 @@ class MainWindowTest : public QObject {
     settle();  // 10,000 tokens, more than the display limit
     QCOMPARE(int(m_window->frame().tokens.size()), AttentionController::kMaxTokens);
     QVERIFY2(m_window->noticeText().contains("4096"), qPrintable(m_window->noticeText()));
+    QCOMPARE(m_window->chips()->count(), TokenChipsWidget::kMaxChips);  // the rest summarised
   }
 
   void emptyTextShowsAHintNotACrash() {
