@@ -1,5 +1,7 @@
 #include "app/cli_aggregate.h"
 
+#include <algorithm>
+
 #include "core/analysis/rollout.h"
 #include "core/common/error.h"
 
@@ -63,6 +65,59 @@ std::vector<float> aggregateMaps(const ModelRun& run, Aggregate aggregate,
   }
   shape = {static_cast<int64_t>(run.layers.size()), 1, q, k};
   return values;
+}
+
+std::vector<float> runAggregate(const Model& model, const ModelInput& input, RunOptions options,
+                                Aggregate aggregate, std::vector<int64_t>& shape,
+                                std::vector<NonFiniteLayer>& nonFinite) {
+  const std::vector<int> recorded = options.layers;  // empty = every layer
+  RolloutStream rollout;
+  std::vector<float> means;  // (layers, q, k) for mean
+  RowMatrixXf sum;           // (q, k) of the current layer
+  int sumLayer = -1, heads = 0, layers = 0;
+  auto closeMean = [&] {
+    if (heads == 0) return;
+    sum /= static_cast<float>(heads);
+    means.insert(means.end(), sum.data(), sum.data() + sum.size());
+    ++layers;
+    heads = 0;
+  };
+  options.keepHeads = std::vector<int>{};
+  options.logits = false;
+  options.onHead = [&](const HeadWeights& w) {
+    if (!recorded.empty() &&
+        std::find(recorded.begin(), recorded.end(), w.layer) == recorded.end()) {
+      return;
+    }
+    const int64_t bad = countNonFinite(w.weights, static_cast<size_t>(w.q) * w.k);
+    if (bad > 0) {
+      if (nonFinite.empty() || nonFinite.back().layer != w.layer)
+        nonFinite.push_back({w.layer, {}, 0});
+      nonFinite.back().heads.push_back(w.head);
+      nonFinite.back().values += bad;
+    }
+    if (aggregate == Aggregate::Rollout) {
+      rollout.add(w);
+      return;
+    }
+    if (w.layer != sumLayer) {
+      closeMean();
+      sum.setZero(w.q, w.k);
+      sumLayer = w.layer;
+    }
+    sum += w.map();
+    ++heads;
+  };
+  model.run(input, options);
+  if (aggregate == Aggregate::Rollout) {
+    const RowMatrixXf r = rollout.finish();  // (q, k)
+    shape = {1, 1, r.rows(), r.cols()};
+    return std::vector<float>(r.data(), r.data() + r.size());
+  }
+  closeMean();
+  if (layers == 0) throw Error("the model recorded no attention layer");
+  shape = {layers, 1, sum.rows(), sum.cols()};
+  return means;
 }
 
 }  // namespace headmap::cli

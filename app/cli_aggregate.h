@@ -10,6 +10,7 @@
 
 #include "app/cli_args.h"
 #include "core/model/model.h"
+#include "core/model/run_checks.h"
 
 namespace headmap::cli {
 
@@ -28,5 +29,12 @@ std::vector<int> aggregateLayers(Aggregate aggregate, const std::vector<int>& re
 // The aggregate maps, float32 C order, and their shape (see above).
 std::vector<float> aggregateMaps(const ModelRun& run, Aggregate aggregate,
                                  std::vector<int64_t>& shape);
+
+// The same, computed while the model runs (RunOptions::onHead) with no map kept: memory is two
+// (q, k) matrices instead of layers × heads × q × k floats. options.layers as aggregateLayers
+// gives them. Heads whose maps hold NaN or Inf are reported in `nonFinite`.
+std::vector<float> runAggregate(const Model& model, const ModelInput& input, RunOptions options,
+                                Aggregate aggregate, std::vector<int64_t>& shape,
+                                std::vector<NonFiniteLayer>& nonFinite);
 
 }  // namespace headmap::cli

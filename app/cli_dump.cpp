@@ -124,12 +124,26 @@ int runDump(const Args& args) {
   runOptions.attention.keepStages = stage != Stage::Softmax;
   runOptions.layers = aggregateLayers(aggregate, recordedLayersFrom(args, loaded.model->info()));
 
-  checkRunInput(loaded, input, runOptions);
-  ModelRun run = loaded.model->run(input, runOptions);
-  warnNonFinite(run);
   std::vector<int64_t> shape;
-  std::vector<float> values = aggregate == Aggregate::None ? stack(run, stage, shape)
-                                                           : aggregateMaps(run, aggregate, shape);
+  std::vector<float> values;
+  if (aggregate == Aggregate::None) {
+    checkRunInput(loaded, input, runOptions);
+    ModelRun run = loaded.model->run(input, runOptions);
+    warnNonFinite(run);
+    values = stack(run, stage, shape);
+  } else {
+    // Aggregates are streamed: no layer's maps are kept (long inputs fit in memory).
+    const ModelInfo info = loaded.model->info();
+    checkTokenCount(info, n);
+    checkAttentionMemory(info, 1, n, false);
+    std::vector<NonFiniteLayer> bad;
+    values = runAggregate(*loaded.model, input, runOptions, aggregate, shape, bad);
+    if (!bad.empty()) {
+      std::cerr << "headmap-cli: warning: attention weights hold NaN or Inf (the model's weights "
+                   "or inputs are not finite): "
+                << describeNonFinite(bad) << "\n";
+    }
+  }
 
   writeNpy(out, shape, values.data());
   if (!tokensOut.empty()) {

@@ -10,6 +10,7 @@
 #include "core/analysis/stats_table.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/model/run_checks.h"
 
 namespace headmap::cli {
 
@@ -76,9 +77,6 @@ int runStats(const Args& args) {
   RunOptions runOptions;
   runOptions.attention = attentionOptionsFrom(args, n);
   runOptions.layers = recordedLayersFrom(args, loaded.model->info());
-  checkRunInput(loaded, input, runOptions);
-  const ModelRun run = loaded.model->run(input, runOptions);
-  warnNonFinite(run);
 
   // A bare layer's words are identified by their text (its ids are positions); see idsFromPieces.
   std::vector<int> ids;
@@ -87,7 +85,33 @@ int runStats(const Args& args) {
   } else {
     for (const Token& t : input.tokens) ids.push_back(t.id);
   }
-  const std::vector<HeadStats> stats = computeHeadStats(run, ids);
+
+  // Streamed (core/analysis/head_stats.h): each head is read as it is computed and no map is
+  // kept, so long inputs need one layer's scratch, not layers × heads × n² floats.
+  const ModelInfo info = loaded.model->info();
+  checkTokenCount(info, n);
+  checkAttentionMemory(info, 1, n, false);
+  HeadStatsStream stream(ids);
+  std::vector<NonFiniteLayer> bad;
+  const std::vector<int> wanted = runOptions.layers;  // empty = every layer
+  runOptions.keepHeads = std::vector<int>{};
+  runOptions.logits = false;  // (n, vocab) floats the table does not need
+  runOptions.onHead = [&](const HeadWeights& w) {
+    if (!wanted.empty() && w.layer != wanted.front()) return;
+    stream.add(w);
+    const int64_t count = countNonFinite(w.weights, static_cast<size_t>(w.q) * w.k);
+    if (count == 0) return;
+    if (bad.empty() || bad.back().layer != w.layer) bad.push_back({w.layer, {}, 0});
+    bad.back().heads.push_back(w.head);
+    bad.back().values += count;
+  };
+  loaded.model->run(input, runOptions);
+  if (!bad.empty()) {
+    std::cerr << "headmap-cli: warning: attention weights hold NaN or Inf (the model's weights or "
+                 "inputs are not finite): "
+              << describeNonFinite(bad) << "\n";
+  }
+  const std::vector<HeadStats>& stats = stream.stats();
 
   const std::string modelName = loaded.model->info().name;
   auto write = [&](std::ostream& out) {

@@ -15,6 +15,7 @@
 #include "core/analysis/head_stats.h"
 #include "core/common/tensor.h"
 #include "core/model/model.h"
+#include "ui/frame_analysis.h"
 #include "ui/view_options.h"
 
 template <typename T>
@@ -25,13 +26,17 @@ namespace headmap::ui {
 struct AttentionFrame {
   quint64 generation = 0;
   std::vector<Token> tokens;
-  LayerAttention layer;  // the selected layer only
-  // Whole-model analysis of the softmax weights (all layers), computed on the worker with the
-  // run; empty when the input is longer than kMaxAnalysisTokens (see analysisNote).
-  std::vector<HeadStats> stats;      // one per (layer, head), layers ascending
-  RowMatrixXf rollout;               // (n, n) attention rollout across every layer
-  std::vector<HeadMaps> allWeights;  // per layer (heads, n, n) softmax weights, for the overview
-  QString analysisNote;              // why stats / rollout are missing, empty when present
+  // The selected layer only, with the maps it kept: every head for short inputs, the shown head
+  // for long ones (layer.result.keptHeads; see ui/frame_analysis.h for the sizes).
+  LayerAttention layer;
+  int layerHeads = 0;  // heads of the model's layers (kept or not)
+  // Whole-model analysis of the softmax weights (all layers), streamed out of the run on the
+  // worker: no layer's maps are stored for it.
+  std::vector<HeadStats> stats;     // one per (layer, head), layers ascending
+  RowMatrixXf rollout;              // (n, n) across every layer; empty when not asked for
+  RowMatrixXf layerMean;            // (n, n) selected layer's mean, when not every head is kept
+  std::vector<PooledMap> overview;  // per (layer, head), layer-major: small maps, overview/grid
+  QString analysisNote;             // why stats / rollout are missing, empty when present
   ComputeOptions options;
   double computeMs = 0;
   QString error;   // the model's refusal (empty text, too many tokens, bad ids)
@@ -39,15 +44,28 @@ struct AttentionFrame {
   bool ok() const { return error.isEmpty(); }
 };
 
+// What a delivered frame can show without a recompute when only ComputeOptions::mode or head
+// change (long inputs keep only the maps the screen needs).
+struct FrameCoverage {
+  bool valid = false;
+  std::vector<int> heads;  // kept heads of the selected layer
+  int layerHeads = 0;
+  bool analysis = false;  // statistics and overview of every layer
+  bool rollout = false, layerMean = false;
+  bool overview = false;     // thumbnails of every layer
+  bool layerThumbs = false;  // thumbnails of the selected layer (grid of a long input)
+  static FrameCoverage of(const AttentionFrame& frame);
+  bool serves(const ComputeOptions& options) const;
+};
+
 class AttentionController : public QObject {
   Q_OBJECT
  public:
   static constexpr int kDebounceMs = 100;
   static constexpr double kInstantMs = 200;
-  static constexpr int kMaxTokens = 1024;  // beyond this a heatmap is unreadable and n² grows fast
-  // The statistics and the rollout need every layer's maps at once (layers × heads × n² floats);
-  // beyond this many tokens only the selected layer is computed, so memory stays bounded.
-  static constexpr int kMaxAnalysisTokens = 256;
+  // Long inputs run memory-bounded (ui/frame_analysis.h): up to 4,096 tokens the app keeps one
+  // layer's or one head's maps, never every layer's.
+  static constexpr int kMaxTokens = 4096;
 
   explicit AttentionController(QObject* parent = nullptr);
   ~AttentionController() override;
@@ -76,9 +94,10 @@ class AttentionController : public QObject {
   QString m_text;
   ComputeOptions m_options;
   QTimer m_debounce;
-  quint64 m_generation = 0;  // of the newest request
-  quint64 m_delivered = 0;   // of the last frame emitted
-  bool m_pending = false;    // a request is waiting for the running job to finish
+  quint64 m_generation = 0;     // of the newest request
+  quint64 m_delivered = 0;      // of the last frame emitted
+  bool m_pending = false;       // a request is waiting for the running job to finish
+  FrameCoverage m_coverage;     // what the last delivered frame can show
   double m_lastComputeMs = -1;  // of the last frame of the current model; < 0: none yet
   QFutureWatcher<AttentionFrame>* m_watcher = nullptr;
 };

@@ -75,18 +75,33 @@ HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int h
                      const QString& model) {
   const HeadMaps& maps = stageMaps(frame.layer.result, frame.options.stage);
   HeatmapData data = baseData(frame, view, maps);
-  head = std::clamp(head, 0, std::max(0, maps.heads - 1));
-  if (maps.heads > 0) {
-    const float* begin = maps.values.data() + size_t(head) * maps.q * maps.k;
+  const int heads = frame.layerHeads > 0 ? frame.layerHeads : maps.heads;
+  head = std::clamp(head, 0, std::max(0, heads - 1));
+  // Long inputs keep only the shown head: another one is empty until its frame arrives.
+  const int index = frame.layer.result.mapIndex(head);
+  if (index >= 0 && index < maps.heads) {
+    const float* begin = maps.values.data() + size_t(index) * maps.q * maps.k;
     data.values.assign(begin, begin + size_t(maps.q) * maps.k);
   }
   data.title = mapTitle(model, frame, QStringLiteral("H%1").arg(head));
   return data;
 }
 
+bool keepsEveryHead(const AttentionFrame& frame) {
+  const HeadMaps& maps = frame.layer.result.weights;
+  return frame.layerHeads <= 0 || maps.heads == frame.layerHeads;
+}
+
 HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model) {
   const HeadMaps& maps = stageMaps(frame.layer.result, frame.options.stage);
   HeatmapData data = baseData(frame, view, maps);
+  if (!keepsEveryHead(frame)) {  // long input: the mean streamed out of the run, if asked for
+    const RowMatrixXf& m = frame.layerMean;
+    if (m.size() > 0 && m.rows() == maps.q && m.cols() == maps.k)
+      data.values.assign(m.data(), m.data() + m.size());
+    data.title = mapTitle(model, frame, QObject::tr("mean of %1 heads").arg(frame.layerHeads));
+    return data;
+  }
   const size_t cells = size_t(maps.q) * maps.k;
   data.values.assign(cells, 0.f);
   for (int h = 0; h < maps.heads; ++h)
@@ -133,34 +148,49 @@ QString statsSummary(const AttentionFrame& frame, int layer, int head) {
   return {};
 }
 
+namespace {
+
+// A thumbnail as a map: pooled bins are labelled by the token range they cover.
+HeatmapData pooledData(const AttentionFrame& frame, const ViewOptions& view, const PooledMap& p,
+                       const QStringList& labels) {
+  HeatmapData data;
+  data.q = data.k = p.cells;
+  const bool pooled = p.edges.size() > 1 && p.edges.back() != p.cells;
+  for (int i = 0; i < p.cells; ++i) {
+    const int first = p.edges[i], last = p.edges[i + 1] - 1;
+    data.queryLabels << (pooled ? QStringLiteral("#%1–%2").arg(first).arg(last)
+                                : labels.value(first));
+  }
+  data.keyLabels = data.queryLabels;
+  data.values = p.values;
+  data.mask = p.mask;
+  data.fixedUnitRange = view.fixedRange;
+  data.title = QStringLiteral("L%1 H%2").arg(p.layer).arg(p.head);
+  const QString stats = statsSummary(frame, p.layer, p.head);
+  data.hoverNote = data.title + (pooled ? QObject::tr(" (max over each bin)") : QString()) +
+                   (stats.isEmpty() ? QString() : QStringLiteral(": ") + stats);
+  return data;
+}
+
+}  // namespace
+
 std::vector<HeatmapData> overviewData(const AttentionFrame& frame, const ViewOptions& view) {
   std::vector<HeatmapData> all;
   const QStringList labels = tokenLabels(frame.tokens);
-  for (size_t l = 0; l < frame.allWeights.size(); ++l) {
-    const HeadMaps& maps = frame.allWeights[l];
-    const size_t cells = size_t(maps.q) * maps.k;
-    for (int h = 0; h < maps.heads; ++h) {
-      HeatmapData data;
-      data.q = maps.q;
-      data.k = maps.k;
-      data.queryLabels = labels.mid(0, maps.q);
-      data.keyLabels = labels.mid(0, maps.k);
-      data.values.assign(maps.values.begin() + h * cells, maps.values.begin() + (h + 1) * cells);
-      // Every layer sees the same masks (same input and options).
-      if (frame.layer.result.keyMask.size() == cells) data.mask = frame.layer.result.keyMask;
-      data.fixedUnitRange = view.fixedRange;
-      data.title = QStringLiteral("L%1 H%2").arg(l).arg(h);
-      const QString stats = statsSummary(frame, int(l), h);
-      data.hoverNote = data.title + (stats.isEmpty() ? QString() : QStringLiteral(": ") + stats);
-      all.push_back(std::move(data));
-    }
-  }
+  for (const PooledMap& p : frame.overview) all.push_back(pooledData(frame, view, p, labels));
   return all;
 }
 
 std::vector<HeatmapData> gridData(const AttentionFrame& frame, const ViewOptions& view,
                                   const QString& model) {
   std::vector<HeatmapData> all;
+  if (!keepsEveryHead(frame)) {  // long input: the selected layer's thumbnails
+    if (frame.options.stage != ScoreStage::Softmax) return all;
+    const QStringList labels = tokenLabels(frame.tokens);
+    for (const PooledMap& p : frame.overview)
+      if (p.layer == frame.layer.layer) all.push_back(pooledData(frame, view, p, labels));
+    return all;
+  }
   const int heads = stageMaps(frame.layer.result, frame.options.stage).heads;
   for (int h = 0; h < heads; ++h) {
     all.push_back(headData(frame, view, h, model));
@@ -174,8 +204,11 @@ std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOpti
   switch (view.mode) {
     case HeadMode::Grid:
       return gridData(frame, view, model);
-    case HeadMode::Mean:
-      return {meanData(frame, view, model)};
+    case HeadMode::Mean: {
+      HeatmapData data = meanData(frame, view, model);
+      if (data.values.empty()) return {};  // a long input's mean arrives with the next frame
+      return {std::move(data)};
+    }
     case HeadMode::Overview:
       return overviewData(frame, view);
     case HeadMode::Rollout: {
@@ -186,7 +219,9 @@ std::vector<HeatmapData> visibleData(const AttentionFrame& frame, const ViewOpti
     case HeadMode::Single:
       break;
   }
-  return {headData(frame, view, view.head, model)};
+  HeatmapData data = headData(frame, view, view.head, model);
+  if (data.values.empty()) return {};  // a long input's other head arrives with the next frame
+  return {std::move(data)};
 }
 
 }  // namespace headmap::ui

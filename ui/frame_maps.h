@@ -16,6 +16,8 @@ QString stageName(ScoreStage stage);
 // "gpt2-tiny · L0 H3 · causal · 2 padded": what the title and the export name say.
 QString mapTitle(const QString& model, const AttentionFrame& frame, const QString& headPart);
 
+// False for a long input whose selected layer kept only the shown head (frame.layer.result).
+bool keepsEveryHead(const AttentionFrame& frame);
 HeatmapData headData(const AttentionFrame& frame, const ViewOptions& view, int head,
                      const QString& model);
 HeatmapData meanData(const AttentionFrame& frame, const ViewOptions& view, const QString& model);

@@ -150,6 +150,11 @@ void MainWindow::buildUi() {
   m_statsDock->setWidget(m_stats);
   addDockWidget(Qt::BottomDockWidgetArea, m_statsDock);
   m_statsDock->hide();
+  // Long inputs compute the statistics of every layer only while the table is open.
+  // (Not while the window itself goes away: closing hides the dock during destruction.)
+  connect(m_statsDock, &QDockWidget::visibilityChanged, this, [this] {
+    if (isVisible()) onControlsChanged();
+  });
   connect(m_stats, &HeadStatsView::headSelected, this, &MainWindow::showHead);
   connect(m_stats, &HeadStatsView::exportRequested, this, &MainWindow::exportStatsDialog);
 }
@@ -308,6 +313,9 @@ void MainWindow::onControlsChanged() {
   if (view.padding) compute.paddedKeys = m_chips->paddedPositions();
   compute.scale = view.scale;
   compute.stage = view.stage;
+  compute.mode = view.mode;  // long inputs compute only what is on screen
+  compute.head = view.head;
+  compute.analysis = !m_statsDock->isHidden();
   m_controller->setOptions(compute);
   m_compareSession->setOptions(compute);
   m_single->setColormap(view.colormap);

@@ -18,10 +18,20 @@ struct ComputeOptions {
   std::vector<int> paddedKeys;  // already filtered by the padding toggle
   bool scale = true;
   ScoreStage stage = ScoreStage::Softmax;
+  // What is on screen: long inputs keep only the maps it needs (ui/frame_analysis.h). A change
+  // of these alone recomputes only when the last frame lacks the map (AttentionController).
+  HeadMode mode = HeadMode::Single;
+  int head = 0;
+  // The statistics table is open: long inputs then run every layer for it (ui/frame_analysis.h).
+  bool analysis = false;
 
-  bool operator==(const ComputeOptions& o) const {
+  // Same run, whatever is on screen.
+  bool sameRun(const ComputeOptions& o) const {
     return layer == o.layer && causal == o.causal && paddedKeys == o.paddedKeys &&
            scale == o.scale && stage == o.stage;
+  }
+  bool operator==(const ComputeOptions& o) const {
+    return sameRun(o) && mode == o.mode && head == o.head && analysis == o.analysis;
   }
   bool operator!=(const ComputeOptions& o) const { return !(*this == o); }
 };

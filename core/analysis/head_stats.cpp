@@ -9,9 +9,6 @@
 #include "core/common/error.h"
 
 namespace headmap {
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The masking facts every head of a layer shares, derived once per layer.
 struct LayerMask {
@@ -24,6 +21,10 @@ struct LayerMask {
     return !keyMask->empty() && (*keyMask)[static_cast<size_t>(q) * n + k] != 0;
   }
 };
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void checkShapes(int layer, const AttentionResult& result, const std::vector<int>& ids) {
   const HeadMaps& w = result.weights;
@@ -54,15 +55,16 @@ void checkShapes(int layer, const AttentionResult& result, const std::vector<int
   }
 }
 
-LayerMask deriveMask(const AttentionResult& result, const std::vector<int>& ids) {
+// keyMask: (n, n) or empty; fullyMasked: (n) or empty; ids: (n) or empty.
+LayerMask deriveMask(int n, const std::vector<uint8_t>& keyMask,
+                     const std::vector<uint8_t>& fullyMasked, const std::vector<int>& ids) {
   LayerMask m;
-  m.n = result.weights.q;
-  m.keyMask = &result.keyMask;
-  const int n = m.n;
+  m.n = n;
+  m.keyMask = &keyMask;
 
   // Padding: a key column masked in every row.
   std::vector<uint8_t> padding(n, 0);
-  if (!result.keyMask.empty()) {
+  if (!keyMask.empty()) {
     for (int k = 0; k < n; ++k) {
       bool all = true;
       for (int q = 0; q < n && all; ++q) all = m.masked(q, k);
@@ -71,7 +73,7 @@ LayerMask deriveMask(const AttentionResult& result, const std::vector<int>& ids)
   }
   m.validQuery.assign(n, 0);
   for (int q = 0; q < n; ++q) {
-    const bool fully = !result.fullyMasked.empty() && result.fullyMasked[q] != 0;
+    const bool fully = !fullyMasked.empty() && fullyMasked[q] != 0;
     m.validQuery[q] = (!fully && !padding[q]) ? 1 : 0;
   }
 
@@ -139,15 +141,45 @@ HeadStats headStats(const LayerMask& m, const float* weights, int layer, int hea
 std::vector<HeadStats> computeLayerHeadStats(int layer, const AttentionResult& result,
                                              const std::vector<int>& ids) {
   checkShapes(layer, result, ids);
-  const LayerMask mask = deriveMask(result, ids);
+  const LayerMask mask = deriveMask(result.weights.q, result.keyMask, result.fullyMasked, ids);
   const HeadMaps& w = result.weights;
   std::vector<HeadStats> stats;
   stats.reserve(w.heads);
   for (int h = 0; h < w.heads; ++h) {
+    const int head = h < static_cast<int>(result.keptHeads.size()) ? result.keptHeads[h] : h;
     stats.push_back(
-        headStats(mask, w.values.data() + static_cast<size_t>(h) * w.q * w.k, layer, h));
+        headStats(mask, w.values.data() + static_cast<size_t>(h) * w.q * w.k, layer, head));
   }
   return stats;
+}
+
+HeadStatsStream::HeadStatsStream(std::vector<int> ids) : m_ids(std::move(ids)) {}
+HeadStatsStream::~HeadStatsStream() = default;
+HeadStatsStream::HeadStatsStream(HeadStatsStream&&) noexcept = default;
+
+void HeadStatsStream::add(const HeadWeights& head) {
+  const std::string where = "head statistics, layer " + std::to_string(head.layer) + ": ";
+  if (head.q != head.k) {
+    throw Error(where + "needs square self-attention maps (q == k), got (" +
+                std::to_string(head.q) + ", " + std::to_string(head.k) + ")");
+  }
+  static const std::vector<uint8_t> kNone;
+  const std::vector<uint8_t>& keyMask = head.keyMask ? *head.keyMask : kNone;
+  const std::vector<uint8_t>& fullyMasked = head.fullyMasked ? *head.fullyMasked : kNone;
+  const size_t n = static_cast<size_t>(head.q);
+  if ((!keyMask.empty() && keyMask.size() != n * n) ||
+      (!fullyMasked.empty() && fullyMasked.size() != n) || (!m_ids.empty() && m_ids.size() != n)) {
+    throw Error(where + "the masks or token ids do not match the (" + std::to_string(n) + ", " +
+                std::to_string(n) + ") map");
+  }
+  // Every head of a layer shares its masks: derive them once per layer. The stored pointer is
+  // refreshed for each head because the previous head's vectors may be gone.
+  if (!m_mask || head.layer != m_layer || m_mask->n != head.q) {
+    m_mask = std::make_unique<LayerMask>(deriveMask(head.q, keyMask, fullyMasked, m_ids));
+    m_layer = head.layer;
+  }
+  m_mask->keyMask = &keyMask;
+  m_stats.push_back(headStats(*m_mask, head.weights, head.layer, head.head));
 }
 
 std::vector<int> idsFromPieces(const std::vector<Token>& tokens) {

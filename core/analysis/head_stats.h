@@ -15,6 +15,7 @@
 // A statistic that no valid query qualifies for is NaN (e.g. previous-token score for n = 1, or
 // first-token mass when position 0 is padding); the induction score is std::nullopt instead,
 // because "no token repeats" is the ordinary case for most inputs.
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -62,7 +63,33 @@ std::vector<HeadStats> computeLayerHeadStats(int layer, const AttentionResult& r
 // with the same piece: (n) -> (n), e.g. {0, 1, 0}.
 std::vector<int> idsFromPieces(const std::vector<Token>& tokens);
 
-// One entry per (recorded layer, head), layers in ModelRun order, heads ascending.
+// One entry per (recorded layer, kept head), layers in ModelRun order, heads ascending.
 std::vector<HeadStats> computeHeadStats(const ModelRun& run, const std::vector<int>& ids);
+
+struct LayerMask;
+
+// The same statistics for long inputs, without storing any map: feed it each head as the model
+// computes it (RunOptions::onHead), e.g.
+//   HeadStatsStream stream(ids);
+//   options.onHead = [&](const HeadWeights& w) { stream.add(w); };
+// add() reads one (n, n) head and its layer's masks (derived once per layer): O(n²) time, O(n)
+// memory. The result equals computeHeadStats on a run that kept every head.
+class HeadStatsStream {
+ public:
+  explicit HeadStatsStream(std::vector<int> ids = {});  // ids: (n) token ids, or empty
+  ~HeadStatsStream();
+  HeadStatsStream(HeadStatsStream&&) noexcept;
+
+  // Throws headmap::Error when the map is not square or the masks / ids disagree with it.
+  void add(const HeadWeights& head);
+  // One entry per head added, in the order added.
+  const std::vector<HeadStats>& stats() const { return m_stats; }
+
+ private:
+  std::vector<int> m_ids;
+  std::vector<HeadStats> m_stats;
+  std::unique_ptr<LayerMask> m_mask;
+  int m_layer = -1;
+};
 
 }  // namespace headmap

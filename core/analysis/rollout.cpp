@@ -1,5 +1,6 @@
 #include "core/analysis/rollout.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/common/error.h"
@@ -77,6 +78,71 @@ RowMatrixXf attentionRollout(const ModelRun& run) {
     rollout = rolloutStep(rollout, run.layers[i].result);
   }
   return rollout;
+}
+
+void RolloutStream::add(const HeadWeights& head) {
+  if (head.q != head.k || (m_n > 0 && head.q != m_n)) {
+    throw Error("attention rollout: layer " + std::to_string(head.layer) + " map (" +
+                std::to_string(head.q) + ", " + std::to_string(head.k) +
+                ") is not square or does not match the earlier layers' " + std::to_string(m_n));
+  }
+  if (head.layer != m_layer) {
+    if (m_layer >= 0) closeLayer();
+    if (m_layers > 0 && head.layer != m_layer + 1) {
+      throw Error("attention rollout: needs consecutive layers, got layer " +
+                  std::to_string(m_layer) + " followed by layer " + std::to_string(head.layer));
+    }
+    m_layer = head.layer;
+    m_n = head.q;
+    m_sum.setZero(m_n, m_n);
+    m_heads = 0;
+    m_fullyMasked = head.fullyMasked ? *head.fullyMasked : std::vector<uint8_t>{};
+  }
+  m_sum += head.map();
+  ++m_heads;
+}
+
+void RolloutStream::closeLayer() {
+  // Â = rownorm(mean + I) with fully masked rows zeroed first: residualAttention, in place.
+  m_sum /= static_cast<float>(m_heads);
+  for (size_t q = 0; q < m_fullyMasked.size() && q < static_cast<size_t>(m_n); ++q) {
+    if (m_fullyMasked[q]) m_sum.row(q).setZero();
+  }
+  m_sum.diagonal().array() += 1.0f;
+  const Eigen::VectorXf sums = m_sum.rowwise().sum();
+  m_sum.array().colwise() /= sums.array();
+  bool lower = true;
+  for (int q = 0; q < m_n && lower; ++q) {
+    lower = (m_sum.row(q).tail(m_n - q - 1).array() == 0.0f).all();
+  }
+  if (m_layers == 0) {
+    m_rollout.swap(m_sum);  // R_1 = Â_1
+  } else {
+    // R ← Â · R, row block by row block into Â's own rows (each block of Â is read only for
+    // its own rows of the product), then swap: no third n × n matrix.
+    const bool triangular = lower && m_lower;
+    constexpr int kBlock = 64;
+    RowMatrixXf block;
+    for (int r0 = 0; r0 < m_n; r0 += kBlock) {
+      const int rows = std::min(kBlock, m_n - r0);
+      // Lower triangular Â and R: row q of the product only reaches columns ≤ q.
+      const int width = triangular ? r0 + rows : m_n;
+      block.noalias() = m_sum.block(r0, 0, rows, width) * m_rollout.topLeftCorner(width, width);
+      m_sum.block(r0, 0, rows, width) = block;
+      if (width < m_n) m_sum.block(r0, width, rows, m_n - width).setZero();
+    }
+    m_rollout.swap(m_sum);
+  }
+  m_lower = m_lower && lower;
+  ++m_layers;
+  m_heads = 0;
+}
+
+RowMatrixXf RolloutStream::finish() {
+  if (m_layer >= 0 && m_heads > 0) closeLayer();
+  if (m_layers == 0) throw Error("attention rollout: no layer was added");
+  m_sum.resize(0, 0);
+  return std::move(m_rollout);
 }
 
 }  // namespace headmap

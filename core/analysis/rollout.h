@@ -37,4 +37,32 @@ RowMatrixXf rolloutStep(const Eigen::Ref<const RowMatrixXf>& rollout,
 // otherwise, when the run is empty, or when the maps are not square or change size.
 RowMatrixXf attentionRollout(const ModelRun& run);
 
+// The same rollout for long inputs, fed head by head (RunOptions::onHead) so that no layer's
+// maps are stored: memory is three (n, n) float matrices (the current layer's head sum, the
+// rollout so far and the product's destination rows, done in row blocks in place). Heads of a
+// layer must come together and layers consecutively, as Model::run calls onHead. When every Â
+// so far is lower triangular (causal models) the product skips the zero blocks (≈ 1/3 of the
+// work). Equals attentionRollout on a run that kept every head (to float rounding).
+class RolloutStream {
+ public:
+  // Throws headmap::Error when the map is not square, changes size, or the layers are not
+  // consecutive.
+  void add(const HeadWeights& head);
+  // (n, n) R_L over the layers added; throws headmap::Error when nothing was added.
+  RowMatrixXf finish();
+  int layers() const { return m_layers; }
+
+ private:
+  void closeLayer();
+
+  int m_layer = -1;  // layer being summed
+  int m_heads = 0;   // heads summed for it
+  int m_layers = 0;  // layers closed into m_rollout
+  int m_n = 0;
+  RowMatrixXf m_sum;                   // (n, n) sum of the current layer's heads
+  RowMatrixXf m_rollout;               // (n, n) R over the closed layers
+  std::vector<uint8_t> m_fullyMasked;  // (n) of the current layer
+  bool m_lower = true;                 // every closed Â was lower triangular
+};
+
 }  // namespace headmap

@@ -104,27 +104,29 @@ void buildMasks(int nq, int nk, const AttentionOptions& options, AttentionResult
 
 struct Attend {
   ConstRef q, k, v;
-  int dk, groupSize, blockRows;
+  int nq, nk, dk, groupSize;
   float scale;
   const AttentionOptions& options;
   AttentionResult& r;
 };
 
 // Pass 4 for head h, query rows [r0, r0 + rows): (rows, nk) scores, softmax, context columns.
-void attendBlock(const Attend& a, int h, int r0, int rows) {
+// dest: the head's (nq, nk) softmax map (kept in r.weights or a scratch buffer); stageSlot: the
+// head's map index in r.raw/scaled/masked, or -1 when its stages are not kept.
+void attendBlock(const Attend& a, int h, float* dest, int stageSlot, int r0, int rows) {
   AttentionResult& r = a.r;
-  const int nq = r.weights.q, nk = r.weights.k, dk = a.dk;
+  const int nq = a.nq, nk = a.nk, dk = a.dk;
   const int offset = nk - nq;
   const int kv = h / a.groupSize;
   const auto qb = a.q.block(r0, static_cast<Eigen::Index>(h) * dk, rows, dk);  // (rows, d_k)
-  const size_t first = (static_cast<size_t>(h) * nq + r0) * nk;
-  RowMatrixMap s(r.weights.values.data() + first, rows, nk);  // (rows, nk)
+  RowMatrixMap s(dest + static_cast<size_t>(r0) * nk, rows, nk);               // (rows, nk)
   const uint8_t* mask = r.keyMask.data() + static_cast<size_t>(r0) * nk;
   // Causal: keys at or beyond `end` are hidden for every row of the block; skip them in both
   // GEMMs unless the stages must show the raw scores there.
   const int end = a.options.causal ? std::min(nk, r0 + rows + offset) : nk;
 
-  if (a.options.keepStages) {
+  if (stageSlot >= 0) {
+    const size_t first = (static_cast<size_t>(stageSlot) * nq + r0) * nk;
     RowMatrixMap raw(r.raw.values.data() + first, rows, nk);
     RowMatrixMap scaled(r.scaled.values.data() + first, rows, nk);
     RowMatrixMap masked(r.masked.values.data() + first, rows, nk);
@@ -155,6 +157,88 @@ int blockRowsFor(int nq, int nk) {
   return std::clamp(rows - rows % 8, 8, std::max(8, nq));
 }
 
+// The sorted, de-duplicated heads to keep; throws for an index outside 0..nHeads-1.
+std::vector<int> headsToKeep(const AttentionOptions& options, int nHeads) {
+  std::vector<int> kept;
+  if (!options.keepHeads) {
+    kept.resize(nHeads);
+    for (int h = 0; h < nHeads; ++h) kept[h] = h;
+    return kept;
+  }
+  kept = *options.keepHeads;
+  for (int h : kept) {
+    if (h < 0 || h >= nHeads) {
+      throw Error("attention: head " + str(h) + " asked to be kept, the layer has " + str(nHeads) +
+                  " heads (0-" + str(nHeads - 1) + ")");
+    }
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  return kept;
+}
+
+// Scratch for heads that are not kept: this many bytes, but always room for one head.
+constexpr size_t kScratchBytes = size_t(32) << 20;
+
+// Pass 4 over every (head, row block). With every head kept and no callback, one fork-join over
+// all heads (the fast path for short inputs). Otherwise heads run in groups whose dropped maps
+// fit the scratch; after each group the callback sees its heads in order.
+void attendHeads(const Attend& a, int nHeads, const std::vector<int>& kept, int blockRows) {
+  AttentionResult& r = a.r;
+  const size_t cells = static_cast<size_t>(a.nq) * a.nk;
+  const int blocks = (a.nq + blockRows - 1) / blockRows;
+  const bool stages = a.options.keepStages;
+  std::vector<int> slot(nHeads, -1);  // head -> index in r.weights, -1 = not kept
+  for (size_t i = 0; i < kept.size(); ++i) slot[kept[i]] = static_cast<int>(i);
+  auto dest = [&](int h, std::vector<float>& scratch, int scratchSlot) {
+    return slot[h] >= 0 ? r.weights.values.data() + slot[h] * cells
+                        : scratch.data() + static_cast<size_t>(scratchSlot) * cells;
+  };
+  const double flopsPerHead = 4.0 * a.nq * a.nk * a.dk;
+
+  std::vector<float> scratch;
+  if (static_cast<int>(kept.size()) == nHeads && !a.options.onHead) {
+    parallelFor(nHeads * blocks, flopsPerHead * nHeads, [&](int t) {
+      const int h = t / blocks, r0 = (t % blocks) * blockRows;
+      attendBlock(a, h, dest(h, scratch, 0), stages ? slot[h] : -1, r0,
+                  std::min(blockRows, a.nq - r0));
+    });
+    return;
+  }
+  const int dropped = nHeads - static_cast<int>(kept.size());
+  const int perGroup =
+      std::clamp(static_cast<int>(kScratchBytes / (cells * sizeof(float))), 1, nHeads);
+  if (dropped > 0) scratch.resize(static_cast<size_t>(std::min(perGroup, dropped)) * cells);
+  for (int h0 = 0; h0 < nHeads;) {
+    // Heads [h0, h1): at most perGroup of them dropped.
+    std::vector<int> scratchSlot(nHeads, -1);
+    int h1 = h0, used = 0;
+    while (h1 < nHeads && (slot[h1] >= 0 || used < perGroup)) {
+      if (slot[h1] < 0) scratchSlot[h1] = used++;
+      ++h1;
+    }
+    const int count = h1 - h0;
+    parallelFor(count * blocks, flopsPerHead * count, [&](int t) {
+      const int h = h0 + t / blocks, r0 = (t % blocks) * blockRows;
+      attendBlock(a, h, dest(h, scratch, scratchSlot[h]), stages ? slot[h] : -1, r0,
+                  std::min(blockRows, a.nq - r0));
+    });
+    if (a.options.onHead) {
+      for (int h = h0; h < h1; ++h) {
+        HeadWeights w;
+        w.head = h;
+        w.weights = dest(h, scratch, scratchSlot[h]);
+        w.q = a.nq;
+        w.k = a.nk;
+        w.keyMask = &r.keyMask;
+        w.fullyMasked = &r.fullyMasked;
+        a.options.onHead(w);
+      }
+    }
+    h0 = h1;
+  }
+}
+
 // out[:, columns] = in · W[columns, :]ᵀ + b[columns] for column chunks of one or more
 // (W, b, out) triples, in a single fork-join across threads (Q, K and V together cost one
 // wake-up instead of three). The chunk width is fixed, not derived from the thread count, so that
@@ -180,6 +264,12 @@ void linear(const ConstRef& in, std::initializer_list<LinearJob> jobs) {
 }
 
 }  // namespace
+
+int AttentionResult::mapIndex(int head) const {
+  if (keptHeads.empty()) return head >= 0 && head < weights.heads ? head : -1;
+  const auto it = std::lower_bound(keptHeads.begin(), keptHeads.end(), head);
+  return it != keptHeads.end() && *it == head ? static_cast<int>(it - keptHeads.begin()) : -1;
+}
 
 void AttentionLayerWeights::validate(const std::string& where) const {
   auto fail = [&](const std::string& what) { throw Error(where + ": " + what); };
@@ -208,30 +298,27 @@ void AttentionLayerWeights::validate(const std::string& where) const {
 void attendProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,
                      int nKvHeads, const AttentionOptions& options, AttentionResult& r) {
   const int dk = validateProjected(q, k, v, nHeads, nKvHeads);  // Pass 1
+  const std::vector<int> kept = headsToKeep(options, nHeads);
   const int nq = static_cast<int>(q.rows()), nk = static_cast<int>(k.rows());
   buildMasks(nq, nk, options, r);  // Pass 2
-  allocate(r.weights, nHeads, nq, nk);
+  const int nKept = static_cast<int>(kept.size());
+  allocate(r.weights, nKept, nq, nk);
   if (options.keepStages) {
-    allocate(r.raw, nHeads, nq, nk);
-    allocate(r.scaled, nHeads, nq, nk);
-    allocate(r.masked, nHeads, nq, nk);
+    allocate(r.raw, nKept, nq, nk);
+    allocate(r.scaled, nKept, nq, nk);
+    allocate(r.masked, nKept, nq, nk);
   } else {
     clear(r.raw);
     clear(r.scaled);
     clear(r.masked);
   }
+  r.keptHeads = kept;
   r.context.resize(nq, q.cols());
 
   // Pass 4: (head, row block) tasks are independent.
   const float scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  const int blockRows = blockRowsFor(nq, nk);
-  const int blocks = (nq + blockRows - 1) / blockRows;
-  const Attend job{q, k, v, dk, nHeads / nKvHeads, blockRows, scale, options, r};
-  const double flops = 4.0 * nq * nk * dk * nHeads;
-  parallelFor(nHeads * blocks, flops, [&](int t) {
-    const int h = t / blocks, r0 = (t % blocks) * blockRows;
-    attendBlock(job, h, r0, std::min(blockRows, nq - r0));
-  });
+  const Attend job{q, k, v, nq, nk, dk, nHeads / nKvHeads, scale, options, r};
+  attendHeads(job, nHeads, kept, blockRowsFor(nq, nk));
 }
 
 AttentionResult attendProjected(const ConstRef& q, const ConstRef& k, const ConstRef& v, int nHeads,

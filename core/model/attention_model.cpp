@@ -1,5 +1,6 @@
 #include "core/model/attention_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/attention/embedding.h"
@@ -71,8 +72,15 @@ ModelRun AttentionModel::run(const ModelInput& input, const RunOptions& options)
   }
   if (x.rows() == 0) throw Error("no tokens: the input is empty");
 
+  // The only layer is always recorded: RunOptions::keepHeads / onHead apply to it.
+  AttentionOptions attention = options.attention;
+  attention.keepHeads = options.keepHeads;
+  attention.onHead = options.onHead;
   const double n = static_cast<double>(x.rows());
-  const double bytes = m_weights.nHeads * n * n * 4.0 * (options.attention.keepStages ? 4 : 1);
+  const double kept = options.keepHeads ? options.keepHeads->size() : m_weights.nHeads;
+  // Kept maps, plus one head of scratch when some are dropped.
+  const double maps = std::min<double>(m_weights.nHeads, kept + (kept < m_weights.nHeads));
+  const double bytes = n * n * 4.0 * maps * (options.attention.keepStages ? 4 : 1);
   if (bytes > kMaxAttentionBytes) {
     throw Error(std::to_string(x.rows()) + " tokens × " + std::to_string(m_weights.nHeads) +
                 " heads need " + std::to_string(static_cast<long long>(bytes / (1 << 20))) +
@@ -83,7 +91,7 @@ ModelRun AttentionModel::run(const ModelInput& input, const RunOptions& options)
   ModelRun run;
   LayerAttention layer;
   layer.layer = 0;
-  layer.result = multiHeadAttention(x, m_weights, options.attention);
+  layer.result = multiHeadAttention(x, m_weights, attention);
   run.layers.push_back(std::move(layer));
   return run;
 }

@@ -42,7 +42,7 @@ class BertModel : public Model {
 
   ModelRun run(const ModelInput& input, const RunOptions& options) const override {
     const std::vector<int> ids = checkedTokenIds(input, m_info);
-    const LayerPlan plan = planLayers(options.layers, m_info);
+    const LayerPlan plan = planLayers(options, m_info);
     const auto n = static_cast<Eigen::Index>(ids.size());
 
     ModelRun run;
@@ -56,7 +56,7 @@ class BertModel : public Model {
       const RowMatrixXf k = linear(h, b.wk.matrix(), b.bk.vector());
       const RowMatrixXf v = linear(h, b.wv.matrix(), b.bv.vector());
       AttentionResult att = attendProjected(q, k, v, m_info.heads, m_info.heads,
-                                            layerAttentionOptions(options, m_info, plan.record[l]));
+                                            layerAttentionOptions(options, m_info, plan, l));
       RowMatrixXf a = linear(att.context, b.wo.matrix(), b.bo.vector());
       a += h;
       h = applyNorm(a, b.attnNorm, m_eps);

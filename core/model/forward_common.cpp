@@ -1,5 +1,7 @@
 #include "core/model/forward_common.h"
 
+#include <algorithm>
+
 #include "core/common/error.h"
 
 namespace headmap {
@@ -45,11 +47,34 @@ LayerPlan planLayers(const std::vector<int>& requested, const ModelInfo& info) {
   return plan;
 }
 
+LayerPlan planLayers(const RunOptions& options, const ModelInfo& info) {
+  LayerPlan plan = planLayers(options.layers, info);
+  if (options.allLayers) plan.lastLayer = std::max(plan.lastLayer, info.layers - 1);
+  return plan;
+}
+
 AttentionOptions layerAttentionOptions(const RunOptions& options, const ModelInfo& info,
                                        bool recorded) {
   AttentionOptions a = options.attention;
   if (info.causalBuiltIn) a.causal = true;
   if (!recorded) a.keepStages = false;
+  return a;
+}
+
+AttentionOptions layerAttentionOptions(const RunOptions& options, const ModelInfo& info,
+                                       const LayerPlan& plan, int layer) {
+  const bool recorded = plan.record[layer];
+  AttentionOptions a = layerAttentionOptions(options, info, recorded);
+  // A layer that is not recorded is thrown away after its context: keep none of its maps.
+  a.keepHeads = recorded ? options.keepHeads : std::vector<int>{};
+  a.onHead = nullptr;
+  if (options.onHead) {
+    a.onHead = [&hook = options.onHead, layer](const HeadWeights& w) {
+      HeadWeights named = w;
+      named.layer = layer;
+      hook(named);
+    };
+  }
   return a;
 }
 

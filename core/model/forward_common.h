@@ -21,11 +21,17 @@ struct LayerPlan {
 
 // requested: layer indices (empty = all). Throws headmap::Error for an index out of range.
 LayerPlan planLayers(const std::vector<int>& requested, const ModelInfo& info);
+// The same for a run: options.layers, and the whole stack when options.allLayers is set.
+LayerPlan planLayers(const RunOptions& options, const ModelInfo& info);
 
 // The attention options one layer runs with: causal forced for causal families, stages only
 // when the layer is recorded.
 AttentionOptions layerAttentionOptions(const RunOptions& options, const ModelInfo& info,
                                        bool recorded);
+// The same for model layer `layer` of a plan, with RunOptions::keepHeads (recorded layers) or no
+// kept maps (the others), and RunOptions::onHead told the layer index.
+AttentionOptions layerAttentionOptions(const RunOptions& options, const ModelInfo& info,
+                                       const LayerPlan& plan, int layer);
 
 // A named float32 tensor checked for its shape; the name travels into error messages.
 struct NamedTensor {

@@ -36,7 +36,7 @@ class Gpt2Model : public Model {
 
   ModelRun run(const ModelInput& input, const RunOptions& options) const override {
     const std::vector<int> ids = checkedTokenIds(input, m_info);
-    const LayerPlan plan = planLayers(options.layers, m_info);
+    const LayerPlan plan = planLayers(options, m_info);
     const auto n = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index d = m_info.dModel;
 
@@ -50,7 +50,7 @@ class Gpt2Model : public Model {
       const RowMatrixXf qkv = conv1d(x, b.attnW.matrix(), b.attnB.vector());
       AttentionResult att = attendProjected(qkv.middleCols(0, d), qkv.middleCols(d, d),
                                             qkv.middleCols(2 * d, d), m_info.heads, m_info.heads,
-                                            layerAttentionOptions(options, m_info, plan.record[l]));
+                                            layerAttentionOptions(options, m_info, plan, l));
       h += conv1d(att.context, b.projW.matrix(), b.projB.vector());
       const RowMatrixXf y = layerNorm(h, b.ln2Gain.vector(), b.ln2Bias.vector(), m_eps);
       RowMatrixXf f = conv1d(y, b.fcW.matrix(), b.fcB.vector());

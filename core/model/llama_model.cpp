@@ -15,7 +15,7 @@ LlamaModel::LlamaModel(LlamaSettings settings, LlamaWeights weights)
 ModelRun LlamaModel::run(const ModelInput& input, const RunOptions& options) const {
   const ModelInfo& info = m_settings.info;
   const std::vector<int> ids = checkedTokenIds(input, info);
-  const LayerPlan plan = planLayers(options.layers, info);
+  const LayerPlan plan = planLayers(options, info);
   const float eps = m_settings.eps;
   const int dh = m_settings.dHead;
 
@@ -32,7 +32,7 @@ ModelRun LlamaModel::run(const ModelInput& input, const RunOptions& options) con
     applyRope(q, info.heads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
     applyRope(k, info.kvHeads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
     AttentionResult att = attendProjected(q, k, v, info.heads, info.kvHeads,
-                                          layerAttentionOptions(options, info, plan.record[l]));
+                                          layerAttentionOptions(options, info, plan, l));
     h += linear(att.context, w.wo.matrix());
     // SwiGLU MLP: down(silu(gate x) ⊙ up x)
     const RowMatrixXf y = rmsNorm(h, w.ffnNorm.vector(), eps);

@@ -25,14 +25,27 @@ struct ModelInfo {
 };
 
 struct ModelInput {
-  std::vector<Token> tokens;                // what the user typed, tokenized
-  std::optional<RowMatrixXf> embeddings;    // (n, d_model) given directly (bare layer, .npy)
+  std::vector<Token> tokens;              // what the user typed, tokenized
+  std::optional<RowMatrixXf> embeddings;  // (n, d_model) given directly (bare layer, .npy)
 };
 
 struct RunOptions {
   AttentionOptions attention;  // padding, causal (forced on for causal families), scale, stages
   std::vector<int> layers;     // layers to record; empty = all
   bool logits = true;          // fill ModelRun.logits (needs the whole stack and the LM head)
+  // Long inputs: memory-bounded runs (attention.keepHeads and attention.onHead are ignored;
+  // these two apply per layer instead).
+  // keepHeads: heads whose maps the recorded layers keep; nullopt = all, empty = none. Layers
+  // that are not recorded keep no maps at all.
+  std::optional<std::vector<int>> keepHeads;
+  // When set, onHead sees each head's softmax weights (q, k) of every layer that runs as it is
+  // computed, HeadWeights::layer = model layer, layers ascending and heads ascending within a
+  // layer, on the calling thread. With allLayers every layer runs (statistics or rollout of the
+  // whole model while recording one layer); else the run stops after the last recorded layer.
+  // Peak memory is then the recorded layers' kept maps plus a scratch of a few heads, not
+  // layers × heads × n² floats.
+  HeadCallback onHead;
+  bool allLayers = false;
 };
 
 struct LayerAttention {
@@ -41,8 +54,9 @@ struct LayerAttention {
 };
 
 struct ModelRun {
-  std::vector<LayerAttention> layers;  // one per recorded layer, in order
-  std::vector<float> logits;           // (n, vocab) row-major when the model has an LM head
+  // One per recorded layer, in order; result.weights holds the kept heads (result.keptHeads).
+  std::vector<LayerAttention> layers;
+  std::vector<float> logits;  // (n, vocab) row-major when the model has an LM head
 };
 
 class Model {

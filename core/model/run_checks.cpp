@@ -128,7 +128,8 @@ std::vector<NonFiniteLayer> findNonFinite(const ModelRun& run) {
     for (int h = 0; h < maps.heads && perHead * (h + 1) <= maps.values.size(); ++h) {
       const int64_t bad = countNonFinite(maps.values.data() + perHead * h, perHead);
       if (bad == 0) continue;
-      entry.heads.push_back(h);
+      const std::vector<int>& kept = layer.result.keptHeads;
+      entry.heads.push_back(h < static_cast<int>(kept.size()) ? kept[h] : h);
       entry.values += bad;
     }
     if (!entry.heads.empty()) found.push_back(entry);

@@ -3,12 +3,15 @@
 // shows that head, the CSV export is core's writeStatsCsv, and rollout equals attentionRollout.
 #include "ui/head_stats_view.h"
 
+#include <qcustomplot.h>
+
 #include <QDockWidget>
 #include <QFile>
 #include <QGridLayout>
 #include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
 #include <cmath>
 #include <sstream>
@@ -34,6 +37,26 @@ class HeadStatsViewTest : public QObject {
   QTemporaryDir m_dir;
 
   void settle() { QVERIFY(m_window->waitForIdle(60000)); }
+
+  static QString words(int n) {
+    QStringList w;
+    for (int i = 0; i < n; ++i) w << QStringLiteral("w%1").arg(i % 37);
+    return w.join(' ');
+  }
+  std::vector<Token> tokensOf(const QString& text) const {
+    return m_window->store()->current().tokenizer->encode(text.toStdString());
+  }
+  ModelRun runOn(const QString& text, std::vector<int>* ids = nullptr) const {
+    const LoadedModel& model = m_window->store()->current();
+    ModelInput input;
+    input.tokens = tokensOf(text);
+    if (ids)
+      for (const Token& t : input.tokens) ids->push_back(t.id);
+    RunOptions options;
+    options.logits = false;
+    options.attention.causal = m_window->frame().options.causal;  // as the window computed it
+    return model.model->run(input, options);
+  }
 
   // The reference: every layer of the same model on the same text, without the app.
   ModelRun referenceRun(std::vector<int>* ids = nullptr) const {
@@ -218,20 +241,153 @@ class HeadStatsViewTest : public QObject {
     QVERIFY2(image.width() > image.height(), "4 heads wide, 2 layers high");
   }
 
-  void longInputsSkipTheAnalysisWithANote() {
+  // Above the old 256-token cap: statistics, rollout and overview are there, streamed out of
+  // the run, and equal the whole-run computations on the same input.
+  void longInputsHaveStatsRolloutAndOverview() {
     QVERIFY(m_window->store()->loadRandom(16, 2, 3));  // unbounded positions
-    QStringList words;
-    for (int i = 0; i < AttentionController::kMaxAnalysisTokens + 10; ++i) words << "w";
-    m_window->setText(words.join(' '));
+    const QString text = words(300);
+    m_window->setText(text);
     settle();
     QVERIFY(m_window->frame().ok());
-    QCOMPARE(m_window->statsView()->model()->rowCount(), 0);
-    QVERIFY(!m_window->frame().analysisNote.isEmpty());
+    QCOMPARE(int(m_window->frame().tokens.size()), 300);
+    QVERIFY(m_window->frame().analysisNote.isEmpty());
+    std::vector<int> ids;
+    const ModelRun reference = runOn(text, &ids);
+    const std::vector<HeadStats> expected =
+        computeHeadStats(reference, idsFromPieces(tokensOf(text)));
+    QCOMPARE(m_window->statsView()->model()->rowCount(), int(expected.size()));
+    const std::vector<HeadStats>& got = m_window->frame().stats;
+    QCOMPARE(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      QVERIFY(std::abs(got[i].entropy - expected[i].entropy) < 1e-6);
+      QVERIFY(std::abs(got[i].meanDistance - expected[i].meanDistance) < 1e-6);
+      QCOMPARE(got[i].induction.has_value(), expected[i].induction.has_value());
+      if (got[i].induction) QVERIFY(std::abs(*got[i].induction - *expected[i].induction) < 1e-6);
+    }
+
     ViewOptions o = m_window->controls()->options();
     o.mode = HeadMode::Rollout;
     m_window->setViewOptions(o);
     settle();
-    QVERIFY(m_window->noticeText().contains(m_window->frame().analysisNote));
+    const RowMatrixXf rollout = attentionRollout(reference);
+    const HeatmapData& shown = m_window->heatmapView()->data();
+    QCOMPARE(shown.q, 300);
+    float maxDiff = 0;
+    for (int r = 0; r < shown.q; ++r)
+      for (int c = 0; c < shown.k; ++c)
+        maxDiff = std::max(maxDiff, std::abs(shown.values[r * shown.k + c] - rollout(r, c)));
+    QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+
+    o.mode = HeadMode::Overview;
+    m_window->setViewOptions(o);
+    settle();
+    HeadGridView* grid = m_window->gridView();
+    QVERIFY(grid->isVisible());
+    QCOMPARE(grid->count(), 2);
+    // Head 1 max-pooled to 96 × 96 bins: bin (i, j) is the largest weight of its block.
+    const HeatmapData& cell = grid->view(1)->data();
+    QCOMPARE(cell.q, kThumbnailCells);
+    const HeadMaps& maps = reference.layers[0].result.weights;
+    for (int i : {0, 40, 95})
+      for (int j : {0, 17, 95}) {
+        float best = 0;
+        for (int q = i * 300 / 96; q < (i + 1) * 300 / 96; ++q)
+          for (int k = j * 300 / 96; k < (j + 1) * 300 / 96; ++k)
+            best = std::max(best, maps.head(1)(q, k));
+        QCOMPARE(cell.values[i * cell.k + j], best);
+      }
+    QVERIFY(cell.hoverNote.contains("L0 H1"));
+  }
+
+  // So long that one layer's maps pass the whole-layer bound: only the shown head is kept, and
+  // another head or the mean is computed when asked for.
+  void veryLongInputsKeepOnlyTheShownHead() {
+    QVERIFY(m_window->store()->loadRandom(16, 2, 3));
+    const QString text = words(3000);  // 2 heads × 3000² floats = 72 MB > kWholeLayerBytes
+    m_window->setText(text);
+    settle();
+    QVERIFY(m_window->frame().ok());
+    const AttentionResult& kept = m_window->frame().layer.result;
+    QCOMPARE(kept.weights.heads, 1);
+    QCOMPARE(kept.keptHeads, std::vector<int>{0});
+    const ModelRun reference = runOn(text);
+    const HeadMaps& maps = reference.layers[0].result.weights;
+
+    ViewOptions o = m_window->controls()->options();
+    o.mode = HeadMode::Single;
+    o.head = 1;
+    const quint64 before = m_window->controller()->generation();
+    m_window->setViewOptions(o);
+    settle();
+    QVERIFY(m_window->controller()->generation() > before);  // recomputed on demand
+    QCOMPARE(m_window->frame().layer.result.keptHeads, std::vector<int>{1});
+    const HeatmapData& shown = m_window->heatmapView()->data();
+    QCOMPARE(shown.q, 3000);
+    float maxDiff = 0;
+    for (size_t i = 0; i < shown.values.size(); i += 997)
+      maxDiff =
+          std::max(maxDiff, std::abs(shown.values[i] - maps.values[maps.values.size() / 2 + i]));
+    QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+
+    // Zoom and pan at this size: the wheel zooms in, a drag pans, labels thin to what fits.
+    HeatmapView* view = m_window->heatmapView();
+    QCPAxisRect* rect = view->plot()->axisRect();
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    const QPointF centre = rect->rect().center();
+    for (int i = 0; i < 20; ++i) {
+      QWheelEvent wheel(centre, view->plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120),
+                        Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(view->plot(), &wheel);
+    }
+    QVERIFY(view->isZoomed());
+    QVERIFY2(x->range().size() < 300, qPrintable(QString::number(x->range().size())));
+    const double lower = x->range().lower;
+    QTest::mousePress(view->plot(), Qt::LeftButton, {}, centre.toPoint());
+    QTest::mouseMove(view->plot(), centre.toPoint() + QPoint(-200, 0));
+    QTest::mouseRelease(view->plot(), Qt::LeftButton, {}, centre.toPoint() + QPoint(-200, 0));
+    QVERIFY2(x->range().lower > lower,
+             qPrintable(QString("%1 -> %2").arg(lower).arg(x->range().lower)));
+    auto ticker =
+        qSharedPointerDynamicCast<QCPAxisTickerText>(rect->axis(QCPAxis::atLeft)->ticker());
+    QVERIFY(ticker);
+    QVERIFY2(ticker->ticks().size() < 3000, qPrintable(QString::number(ticker->ticks().size())));
+    view->resetView();
+
+    o.mode = HeadMode::Mean;
+    m_window->setViewOptions(o);
+    settle();
+    const HeatmapData& mean = m_window->heatmapView()->data();
+    QCOMPARE(mean.q, 3000);
+    maxDiff = 0;
+    const size_t cells = size_t(3000) * 3000;
+    for (size_t i = 0; i < cells; i += 1009)
+      maxDiff = std::max(maxDiff,
+                         std::abs(mean.values[i] - (maps.values[i] + maps.values[cells + i]) / 2));
+    QVERIFY2(maxDiff < 1e-6f, qPrintable(QString("max |diff| %1").arg(maxDiff)));
+    // Beyond kAlwaysAnalyseTokens the statistics of every layer wait for the table.
+    QVERIFY(m_window->frame().stats.empty());
+    QVERIFY(!m_window->frame().analysisNote.isEmpty());
+    m_window->statsDock()->show();
+    settle();
+    QCOMPARE(int(m_window->frame().stats.size()), 2);
+    QCOMPARE(m_window->statsView()->model()->rowCount(), 2);
+
+    // A grid of raw scores would keep every head's stages (2 × 4 × 3000² floats): a notice says
+    // so instead of a silent blank view.
+    m_window->statsDock()->hide();
+    settle();
+    o.mode = HeadMode::Grid;
+    o.stage = ScoreStage::Raw;
+    m_window->setViewOptions(o);
+    settle();
+
+    QVERIFY2(m_window->noticeText().contains("grid"),
+             qPrintable(QString("notice '%1', frame notice '%2', mode %3 stage %4 error '%5'")
+                            .arg(m_window->noticeText(), m_window->frame().notice)
+                            .arg(int(m_window->frame().options.mode))
+                            .arg(int(m_window->frame().options.stage))
+                            .arg(m_window->frame().error)));
+    QCOMPARE(m_window->frame().layer.result.raw.heads, 1);
   }
 };
 
