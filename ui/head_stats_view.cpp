@@ -99,8 +99,15 @@ HeadStatsView::HeadStatsView(QWidget* parent) : QWidget(parent) {
   column->setContentsMargins(0, 0, 0, 0);
   column->addWidget(m_table, 1);
   column->addLayout(buttons);
+  // Only the user picks a head here: moving from one row to another (mouse, arrow keys) or
+  // clicking a row. Qt also makes the first row current on its own when the table gains focus
+  // after a model reset (every new frame); that must not switch the window to that head.
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) { onCurrentChanged(current); });
+          [this](const QModelIndex& current, const QModelIndex& previous) {
+            if (previous.isValid()) onCurrentChanged(current);
+          });
+  connect(m_table, &QTableView::clicked, this,
+          [this](const QModelIndex& index) { onCurrentChanged(index); });
   connect(m_export, &QPushButton::clicked, this, &HeadStatsView::exportRequested);
 }
 
