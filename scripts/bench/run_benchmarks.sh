@@ -54,7 +54,10 @@ if ((have_torch)) && [[ -z ${OPENBLAS_DIR:-} ]] && ! dpkg -s libopenblas0-pthrea
   "${sudo_cmd[@]}" apt-get install -y libopenblas0-pthread >/dev/null
 fi
 
-torch_run() {  # mode size
+# torch runs each layer/model size twice: torch.set_num_threads(THREADS) and (1), OpenBLAS keeping
+# THREADS either way; the summary compares headmap with torch's faster setting (at small n torch's
+# own threads and OpenBLAS's fight over the 2 cores).
+torch_run() {  # mode size torch-threads
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS="$threads" \
     MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=268435456 \
     ${OPENBLAS_DIR:+LD_LIBRARY_PATH=$OPENBLAS_DIR} \
@@ -74,7 +77,7 @@ done
 echo "== single layer, d_model 768, 12 heads, per-head weights"
 for n in 16 128 512 1024; do
   headmap_run --tokens "$n" --threads "$threads"
-  if ((have_torch)); then torch_run mha "$n" "$threads"; fi
+  if ((have_torch)); then torch_run mha "$n" "$threads"; torch_run mha "$n" 1; fi
 done
 
 echo "== GPT-2-small shape, 12 layers x 12 heads, 128 tokens, all heads recorded"
@@ -82,7 +85,7 @@ if [[ ! -f $scale/gpt2-small/model.safetensors ]]; then
   $torch_py "$root/scripts/make_scale_checkpoints.py" "$scale" gpt2 >/dev/null
 fi
 headmap_run --model "$scale/gpt2-small" --tokens 128 --threads "$threads"
-if ((have_torch)); then torch_run gpt2 128 "$threads"; fi
+if ((have_torch)); then torch_run gpt2 128 "$threads"; torch_run gpt2 128 1; fi
 
 echo "== desktop app (offscreen): keystroke to repaint, grid redraw, startup"
 ui_results="${results%.jsonl}.ui.json"
