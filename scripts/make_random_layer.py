@@ -10,29 +10,13 @@ random input (.npy, (n, d_model) float32) for memory and speed measurements of l
 Large outputs: never commit them. NumPy only (the safetensors header is plain JSON).
 """
 import argparse
-import json
-import struct
+import os
+import sys
 
 import numpy as np
 
-
-def write_safetensors(path, tensors, metadata):
-    header = {"__metadata__": metadata}
-    offset = 0
-    blobs = []
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)  # keep the data 8-byte aligned
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for blob in blobs:
-            f.write(blob)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
+from safetensors_write import write_safetensors  # noqa: E402
 
 
 def main():
@@ -51,7 +35,7 @@ def main():
     for name in ("w_q", "w_k", "w_v", "w_o"):
         tensors[f"{name}.weight"] = rng.uniform(-scale, scale, (d, d)).astype(np.float32)
         tensors[f"{name}.bias"] = rng.uniform(-scale, scale, (d,)).astype(np.float32)
-    write_safetensors(args.layer_out, tensors, {"num_heads": str(args.heads)})
+    write_safetensors(args.layer_out, tensors, metadata={"num_heads": str(args.heads)})
     np.save(args.input_out, rng.standard_normal((args.tokens, d)).astype(np.float32))
 
 
