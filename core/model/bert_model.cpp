@@ -112,17 +112,7 @@ std::shared_ptr<Model> buildBertModel(const ModelConfig& c, const TensorFetcher&
     w.blocks.push_back(std::move(b));
   }
 
-  ModelInfo info;
-  info.family = "bert";
-  info.name = name;
-  info.layers = c.layers;
-  info.heads = c.heads;
-  info.kvHeads = c.heads;
-  info.dModel = c.dModel;
-  info.vocab = c.vocab;
-  info.maxPositions = c.maxPositions;
-  info.causalBuiltIn = false;
-  return std::make_shared<BertModel>(std::move(info), c.eps, c.act, std::move(w));
+  return std::make_shared<BertModel>(modelInfo(c, name), c.eps, c.act, std::move(w));
 }
 
 }  // namespace headmap

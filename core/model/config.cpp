@@ -199,4 +199,18 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& file) {
   return c;
 }
 
+ModelInfo modelInfo(const ModelConfig& config, const std::string& name) {
+  ModelInfo info;
+  info.family = familyName(config.family);
+  info.name = name;
+  info.layers = config.layers;
+  info.heads = config.heads;
+  info.kvHeads = config.kvHeads;
+  info.dModel = config.dModel;
+  info.vocab = config.vocab;
+  info.maxPositions = config.maxPositions;
+  info.causalBuiltIn = config.family != Family::Bert;
+  return info;
+}
+
 }  // namespace headmap

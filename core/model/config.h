@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/model/layers.h"
+#include "core/model/model.h"
 
 namespace headmap {
 
@@ -32,5 +33,9 @@ struct ModelConfig {
 ModelConfig parseModelConfig(const std::string& json, const std::string& file);
 
 std::string familyName(Family family);
+
+// What the app and the CLI show of a Hugging Face model: the config's shape under `name`
+// (GPT-2 and Llama families are causal, BERT is not).
+ModelInfo modelInfo(const ModelConfig& config, const std::string& name);
 
 }  // namespace headmap

@@ -103,18 +103,9 @@ std::shared_ptr<Model> buildGpt2Model(const ModelConfig& c, const TensorFetcher&
   FloatTensor lnfGain = t.get("ln_f.weight", {d});
   FloatTensor lnfBias = t.get("ln_f.bias", {d});
 
-  ModelInfo info;
-  info.family = "gpt2";
-  info.name = name;
-  info.layers = c.layers;
-  info.heads = c.heads;
-  info.kvHeads = c.heads;
-  info.dModel = c.dModel;
-  info.vocab = c.vocab;
-  info.maxPositions = c.maxPositions;
-  info.causalBuiltIn = true;
-  return std::make_shared<Gpt2Model>(std::move(info), c.eps, c.act, std::move(wte), std::move(wpe),
-                                     std::move(blocks), std::move(lnfGain), std::move(lnfBias));
+  return std::make_shared<Gpt2Model>(modelInfo(c, name), c.eps, c.act, std::move(wte),
+                                     std::move(wpe), std::move(blocks), std::move(lnfGain),
+                                     std::move(lnfBias));
 }
 
 }  // namespace headmap

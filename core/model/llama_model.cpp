@@ -81,14 +81,7 @@ std::shared_ptr<Model> buildLlamaModel(const ModelConfig& c, const TensorFetcher
   }
 
   LlamaSettings s;
-  s.info.family = "llama";
-  s.info.name = name;
-  s.info.layers = c.layers;
-  s.info.heads = c.heads;
-  s.info.kvHeads = c.kvHeads;
-  s.info.dModel = c.dModel;
-  s.info.vocab = c.vocab;
-  s.info.maxPositions = c.maxPositions;
+  s.info = modelInfo(c, name);
   s.dHead = c.dHead;
   s.dFf = c.dFf;
   s.eps = c.eps;
