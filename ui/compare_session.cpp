@@ -74,7 +74,13 @@ QString CompareSession::nameB(const QString& nameA) const {
 }
 
 void CompareSession::update() {
-  m_controller->setModel(hasModelB() ? m_storeB->current() : m_modelA);
+  // setModel recomputes and forgets how fast the model runs (text edits are then debounced):
+  // only a different model is handed over, not every edit of B's sentence.
+  const LoadedModel& model = hasModelB() ? m_storeB->current() : m_modelA;
+  if (model.model != m_controllerModel) {
+    m_controllerModel = model.model;
+    m_controller->setModel(model);
+  }
   m_controller->setText(m_textB.trimmed().isEmpty() && hasModelB() ? m_textA : m_textB);
 }
 

@@ -5,6 +5,7 @@
 // options and draws A, B and A − B from frame().
 #include <QObject>
 #include <QString>
+#include <memory>
 
 #include "ui/attention_controller.h"
 
@@ -43,6 +44,7 @@ class CompareSession : public QObject {
   QString shapeMismatch(const LoadedModel& b) const;  // empty when B may be compared with A
 
   LoadedModel m_modelA;
+  std::shared_ptr<const Model> m_controllerModel;  // what m_controller computes with
   ModelStore* m_storeB = nullptr;
   AttentionController* m_controller = nullptr;
   QString m_textA;
