@@ -257,11 +257,14 @@ void HeatmapView::applyLabels() {
   // Cell sizes on screen follow the zoom: the visible range, not the whole matrix.
   const double visibleK = std::max(1.0, std::min<double>(m_data.k, x->range().size()));
   const double visibleQ = std::max(1.0, std::min<double>(m_data.q, y->range().size()));
-  const double cellWidth = double(std::max(1, m_rect->width())) / visibleK;
+  const double zoomK = double(m_data.k) / visibleK, zoomQ = double(m_data.q) / visibleQ;
+  const double cellWidth =
+      m_cellPx > 0 ? m_cellPx * zoomK : double(std::max(1, m_rect->width())) / visibleK;
   x->setTickLabelRotation(widest + 4 > cellWidth ? -90 : 0);
   // Label every n-th token when cells are smaller than a line of text.
   const int lineHeight = metrics.height();
-  const double cellHeight = double(std::max(1, m_rect->height())) / visibleQ;
+  const double cellHeight =
+      m_cellPx > 0 ? m_cellPx * zoomQ : double(std::max(1, m_rect->height())) / visibleQ;
   const int xStep =
       widest + 4 > cellWidth && lineHeight > cellWidth ? int(std::ceil(lineHeight / cellWidth)) : 1;
   const int yStep = lineHeight > cellHeight ? int(std::ceil(lineHeight / cellHeight)) : 1;
@@ -292,6 +295,7 @@ void HeatmapView::fitSquareCells() {
   const int extraW = std::max(0, int(availW - cell * m_data.k));
   const int extraH = std::max(0, int(availH - cell * m_data.q));
   layout->setMargins(QMargins(extraW / 2, 0, extraW - extraW / 2, extraH));
+  m_cellPx = cell;  // the axis rect itself is only resized by the next replot
   if (m_style == Style::Full) applyLabels();  // rotation/thinning depend on the final cell size
 }
 

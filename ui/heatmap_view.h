@@ -85,6 +85,7 @@ class HeatmapView : public QWidget {
   Colormap m_colormap = Colormap::Viridis;
   int m_shownQ = -1, m_shownK = -1;  // shape the axis ranges were last reset for
   bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
+  double m_cellPx = 0;               // side of a square cell at full view, from fitSquareCells
 };
 
 // Shortens a token for an axis label; whitespace-only tokens become visible symbols.
