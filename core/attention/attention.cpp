@@ -11,7 +11,7 @@
 //
 // Passes: 1 validate, 2 masks, 3 projections (multiHeadAttention), 4 per (head, block of query
 // rows): scores GEMM, stages, fused masked softmax, context GEMM — the block's scores stay in
-// cache between the three — 5 output projection. GEMMs run through Eigen on whole blocks;
+// cache between the three — 5 output projection. GEMMs run through gemm.h on whole blocks;
 // the passes are spread over a small thread pool (parallel.h).
 #include "core/attention/attention.h"
 
@@ -20,6 +20,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "core/attention/gemm.h"
 #include "core/attention/parallel.h"
 #include "core/attention/softmax.h"
 #include "core/common/error.h"
@@ -130,7 +131,7 @@ void attendBlock(const Attend& a, int h, float* dest, int stageSlot, int r0, int
     RowMatrixMap raw(r.raw.values.data() + first, rows, nk);
     RowMatrixMap scaled(r.scaled.values.data() + first, rows, nk);
     RowMatrixMap masked(r.masked.values.data() + first, rows, nk);
-    raw.noalias() = qb * a.k.middleCols(static_cast<Eigen::Index>(kv) * dk, dk).transpose();
+    gemmTransposedInto(raw, qb, a.k.middleCols(static_cast<Eigen::Index>(kv) * dk, dk));
     scaled = raw * a.scale;
     masked = scaled;
     float* m = masked.data();
@@ -141,13 +142,13 @@ void attendBlock(const Attend& a, int h, float* dest, int stageSlot, int r0, int
     s = scaled;
   } else {
     // Scale folded into the GEMM (alpha): one pass over the block.
-    s.leftCols(end).noalias() =
-        (qb * a.k.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk).transpose()) * a.scale;
+    gemmTransposedInto(s.leftCols(end), qb,
+                       a.k.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk), a.scale);
   }
   const bool hasPadding = !a.options.paddedKeys.empty();
   maskedSoftmaxRows(s, mask, hasPadding, a.options.causal ? r0 + offset + 1 : -1);
-  r.context.block(r0, static_cast<Eigen::Index>(h) * dk, rows, dk).noalias() =
-      s.leftCols(end) * a.v.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk);
+  gemmInto(r.context.block(r0, static_cast<Eigen::Index>(h) * dk, rows, dk), s.leftCols(end),
+           a.v.block(0, static_cast<Eigen::Index>(kv) * dk, end, dk));
 }
 
 // Query rows per task: a block of scores (rows, nk) of ~256 KB stays in L2 between GEMM,
@@ -242,7 +243,8 @@ void attendHeads(const Attend& a, int nHeads, const std::vector<int>& kept, int 
 // out[:, columns] = in · W[columns, :]ᵀ + b[columns] for column chunks of one or more
 // (W, b, out) triples, in a single fork-join across threads (Q, K and V together cost one
 // wake-up instead of three). The chunk width is fixed, not derived from the thread count, so that
-// every thread count gives bit-identical results (Eigen's blocking depends on the operand sizes).
+// every thread count gives bit-identical results, also where gemm falls back to Eigen (whose
+// blocking depends on the operand sizes).
 struct LinearJob {
   const RowMatrixXf& w;
   const VectorXf& b;
@@ -258,7 +260,7 @@ void linear(const ConstRef& in, std::initializer_list<LinearJob> jobs) {
     const LinearJob& job = jobs.begin()[t / chunks];
     const int c0 = (t % chunks) * width, cw = std::min(cols, c0 + width) - c0;
     auto dst = job.out.middleCols(c0, cw);
-    dst.noalias() = in * job.w.middleRows(c0, cw).transpose();
+    gemmTransposedInto(dst, in, job.w.middleRows(c0, cw));
     dst.rowwise() += job.b.segment(c0, cw).transpose();
   });
 }
