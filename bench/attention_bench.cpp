@@ -5,6 +5,7 @@
 
 #include "core/attention/attention.h"
 #include "core/attention/embedding.h"
+#include "core/attention/gemm.h"
 #include "core/attention/parallel.h"
 #include "core/attention/softmax.h"
 
@@ -36,15 +37,15 @@ void sizes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-// Q, K, V projections: three (n, d) x (d, d)ᵀ GEMMs plus bias.
+// Q, K, V projections: three (n, d) x (d, d)ᵀ GEMMs (gemm.h) plus bias, single thread.
 void BM_AttentionProjections(benchmark::State& state) {
   const int n = state.range(0);
   const RowMatrixXf x = input(n);
   RowMatrixXf q(n, kDModel), k(n, kDModel), v(n, kDModel);
   for (auto _ : state) {
-    q.noalias() = x * layer().wq.transpose();
-    k.noalias() = x * layer().wk.transpose();
-    v.noalias() = x * layer().wv.transpose();
+    gemmTransposedInto(q, x, layer().wq);
+    gemmTransposedInto(k, x, layer().wk);
+    gemmTransposedInto(v, x, layer().wv);
     q.rowwise() += layer().bq.transpose();
     k.rowwise() += layer().bk.transpose();
     v.rowwise() += layer().bv.transpose();
@@ -54,20 +55,51 @@ void BM_AttentionProjections(benchmark::State& state) {
 }
 BENCHMARK(BM_AttentionProjections)->Apply(sizes);
 
-// Scores of all heads, one (n, d_k) x (d_k, n) GEMM per head, single thread.
+// Scores of all heads, one (n, d_k) x (d_k, n) GEMM (gemm.h) per head, single thread.
 void BM_AttentionScores(benchmark::State& state) {
   const int n = state.range(0);
   const RowMatrixXf q = input(n), k = input(n).reverse();
   RowMatrixXf s(n, n);
   for (auto _ : state) {
     for (int h = 0; h < kHeads; ++h) {
-      s.noalias() = q.middleCols(h * kDHead, kDHead) * k.middleCols(h * kDHead, kDHead).transpose();
+      gemmTransposedInto(s, q.middleCols(h * kDHead, kDHead), k.middleCols(h * kDHead, kDHead));
       benchmark::DoNotOptimize(s.data());
     }
   }
   setFlops(state, 2.0 * n * n * kDModel);
 }
 BENCHMARK(BM_AttentionScores)->Apply(sizes);
+
+// One float GEMM (m, k) x (k, n), single thread: headmap's gemm.h against Eigen's, at the square
+// peak size and at the shapes of a GPT-2-small forward at 128 tokens (c_attn, mlp c_proj).
+void gemmShapes(benchmark::internal::Benchmark* b) {
+  b->Args({1024, 1024, 1024})->Args({128, 2304, 768})->Args({128, 768, 3072});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+void BM_GemmHeadmap(benchmark::State& state) {
+  const int m = state.range(0), n = state.range(1), k = state.range(2);
+  const RowMatrixXf a = RowMatrixXf::Random(m, k), b = RowMatrixXf::Random(k, n);
+  RowMatrixXf c(m, n);
+  for (auto _ : state) {
+    gemmInto(c, a, b);
+    benchmark::DoNotOptimize(c.data());
+  }
+  setFlops(state, 2.0 * m * n * k);
+}
+BENCHMARK(BM_GemmHeadmap)->Apply(gemmShapes);
+
+void BM_GemmEigen(benchmark::State& state) {
+  const int m = state.range(0), n = state.range(1), k = state.range(2);
+  const RowMatrixXf a = RowMatrixXf::Random(m, k), b = RowMatrixXf::Random(k, n);
+  RowMatrixXf c(m, n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  setFlops(state, 2.0 * m * n * k);
+}
+BENCHMARK(BM_GemmEigen)->Apply(gemmShapes);
 
 // The fused masked softmax over 12 heads of (n, n) scores, causal + one padded key.
 void BM_AttentionMaskedSoftmax(benchmark::State& state) {
