@@ -110,6 +110,8 @@ AttentionFrame computeFrame(const LoadedModel& model, const QString& text,
     const int layer = std::clamp(options.layer, 0, layers - 1);
     run.layers = {layer};
     run.logits = false;
+    // Typing at the end recomputes only the new tokens' rows of a causal model.
+    run.reusePrefix = true;
 
     // What to keep (ui/frame_analysis.h): the whole selected layer while it is small, else the
     // shown head; the rollout when cheap or on screen; the layer mean when on screen.

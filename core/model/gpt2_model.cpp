@@ -3,6 +3,7 @@
 #include "core/model/config.h"
 #include "core/model/forward_common.h"
 #include "core/model/layers.h"
+#include "core/model/prefix_cache.h"
 #include "core/model/tensor_fetch.h"
 
 namespace headmap {
@@ -40,25 +41,50 @@ class Gpt2Model : public Model {
     const auto n = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index d = m_info.dModel;
 
+    std::unique_lock<std::mutex> cacheLock;
+    PrefixCache* cache = nullptr;
+    if (options.reusePrefix) {
+      cacheLock = std::unique_lock<std::mutex>(m_cache.lock());
+      m_cache.begin(ids, options, plan.lastLayer + 1, m_info.heads);
+      if (m_cache.caching()) cache = &m_cache;
+    }
+    // Rows p..n-1 are computed; rows 0..p-1 come from the cache (p = 0 without one).
     ModelRun run;
-    // h: (n, d) = token embeddings + positions 0..n-1
-    RowMatrixXf h = gatherRows(m_wte.matrix(), ids) + m_wpe.matrix().topRows(n);
+    const Eigen::Index p = cache ? m_cache.reusedRows() : 0;
+    run.reusedTokens = static_cast<int>(p);
+    const std::vector<int> newIds(ids.begin() + p, ids.end());
+    // h: (n - p, d) = token embeddings + positions p..n-1
+    RowMatrixXf h = gatherRows(m_wte.matrix(), newIds) + m_wpe.matrix().middleRows(p, n - p);
     for (int l = 0; l <= plan.lastLayer; ++l) {
       const Gpt2Block& b = m_blocks[l];
       const RowMatrixXf x = layerNorm(h, b.ln1Gain.vector(), b.ln1Bias.vector(), m_eps);
-      // qkv: (n, 3d); q, k, v are column views of it
+      // qkv: (n - p, 3d); q, k, v are column views of it
       const RowMatrixXf qkv = conv1d(x, b.attnW.matrix(), b.attnB.vector());
-      AttentionResult att = attendProjected(qkv.middleCols(0, d), qkv.middleCols(d, d),
-                                            qkv.middleCols(2 * d, d), m_info.heads, m_info.heads,
-                                            layerAttentionOptions(options, m_info, plan, l));
-      h += conv1d(att.context, b.projW.matrix(), b.projB.vector());
+      const AttentionOptions layerOptions = layerAttentionOptions(options, m_info, plan, l);
+      AttentionResult att;
+      if (cache) {
+        RowMatrixXf k, v;  // (n, d): cached rows over the new ones
+        cache->keysValues(l, qkv.middleCols(d, d), qkv.middleCols(2 * d, d), k, v);
+        AttentionOptions every = layerOptions;
+        every.keepHeads.reset();
+        every.onHead = nullptr;
+        AttentionResult fresh =
+            attendProjected(qkv.middleCols(0, d), k, v, m_info.heads, m_info.heads, every);
+        att = cache->complete(l, std::move(fresh), layerOptions, std::move(k), std::move(v));
+      } else {
+        att = attendProjected(qkv.middleCols(0, d), qkv.middleCols(d, d),
+                              qkv.middleCols(2 * d, d), m_info.heads, m_info.heads, layerOptions);
+      }
+      h += conv1d(att.context.bottomRows(n - p), b.projW.matrix(), b.projB.vector());
       const RowMatrixXf y = layerNorm(h, b.ln2Gain.vector(), b.ln2Bias.vector(), m_eps);
       RowMatrixXf f = conv1d(y, b.fcW.matrix(), b.fcB.vector());
       activateInPlace(f, m_act);
       h += conv1d(f, b.outW.matrix(), b.outB.vector());
       if (plan.record[l]) run.layers.push_back({l, std::move(att)});
     }
+    if (cache) cache->commit();
     if (options.logits && plan.fullStack()) {
+      // Never with a cache (PrefixCache::begin): h holds every row here.
       const RowMatrixXf out = layerNorm(h, m_lnfGain.vector(), m_lnfBias.vector(), m_eps);
       const RowMatrixXf logits = linear(out, m_wte.matrix());  // (n, vocab), tied to wte
       run.logits.assign(logits.data(), logits.data() + logits.size());
@@ -73,6 +99,7 @@ class Gpt2Model : public Model {
   FloatTensor m_wte, m_wpe;  // (vocab, d), (positions, d)
   std::vector<Gpt2Block> m_blocks;
   FloatTensor m_lnfGain, m_lnfBias;
+  mutable PrefixCache m_cache;  // RunOptions::reusePrefix; guarded by its lock()
 };
 
 }  // namespace

@@ -46,6 +46,12 @@ struct RunOptions {
   // layers × heads × n² floats.
   HeadCallback onHead;
   bool allLayers = false;
+  // Typing at the end of a sentence: let a causal model take the rows of its previous run whose
+  // token ids (and padding) are unchanged instead of computing them again (core/model/
+  // prefix_cache.h; GPT-2 models). Results are the same as a full run's. Runs with score stages
+  // or logits, and runs whose maps would exceed PrefixCache::kMaxMapBytes, are always computed
+  // in full.
+  bool reusePrefix = false;
 };
 
 struct LayerAttention {
@@ -57,6 +63,7 @@ struct ModelRun {
   // One per recorded layer, in order; result.weights holds the kept heads (result.keptHeads).
   std::vector<LayerAttention> layers;
   std::vector<float> logits;  // (n, vocab) row-major when the model has an LM head
+  int reusedTokens = 0;       // leading tokens taken from the previous run (reusePrefix)
 };
 
 class Model {
