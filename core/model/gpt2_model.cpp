@@ -42,15 +42,10 @@ class Gpt2Model : public Model {
     const Eigen::Index d = m_info.dModel;
 
     std::unique_lock<std::mutex> cacheLock;
-    PrefixCache* cache = nullptr;
-    if (options.reusePrefix) {
-      cacheLock = std::unique_lock<std::mutex>(m_cache.lock());
-      m_cache.begin(ids, options, plan.lastLayer + 1, m_info.heads);
-      if (m_cache.caching()) cache = &m_cache;
-    }
+    PrefixCache* cache = m_cache.start(cacheLock, ids, options, plan.lastLayer + 1, m_info.heads);
     // Rows p..n-1 are computed; rows 0..p-1 come from the cache (p = 0 without one).
     ModelRun run;
-    const Eigen::Index p = cache ? m_cache.reusedRows() : 0;
+    const Eigen::Index p = cache ? cache->reusedRows() : 0;
     run.reusedTokens = static_cast<int>(p);
     const std::vector<int> newIds(ids.begin() + p, ids.end());
     // h: (n - p, d) = token embeddings + positions p..n-1
@@ -60,21 +55,9 @@ class Gpt2Model : public Model {
       const RowMatrixXf x = layerNorm(h, b.ln1Gain.vector(), b.ln1Bias.vector(), m_eps);
       // qkv: (n - p, 3d); q, k, v are column views of it
       const RowMatrixXf qkv = conv1d(x, b.attnW.matrix(), b.attnB.vector());
-      const AttentionOptions layerOptions = layerAttentionOptions(options, m_info, plan, l);
-      AttentionResult att;
-      if (cache) {
-        RowMatrixXf k, v;  // (n, d): cached rows over the new ones
-        cache->keysValues(l, qkv.middleCols(d, d), qkv.middleCols(2 * d, d), k, v);
-        AttentionOptions every = layerOptions;
-        every.keepHeads.reset();
-        every.onHead = nullptr;
-        AttentionResult fresh =
-            attendProjected(qkv.middleCols(0, d), k, v, m_info.heads, m_info.heads, every);
-        att = cache->complete(l, std::move(fresh), layerOptions, std::move(k), std::move(v));
-      } else {
-        att = attendProjected(qkv.middleCols(0, d), qkv.middleCols(d, d),
-                              qkv.middleCols(2 * d, d), m_info.heads, m_info.heads, layerOptions);
-      }
+      AttentionResult att =
+          attendRows(cache, l, qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d),
+                     m_info.heads, m_info.heads, layerAttentionOptions(options, m_info, plan, l));
       h += conv1d(att.context.bottomRows(n - p), b.projW.matrix(), b.projB.vector());
       const RowMatrixXf y = layerNorm(h, b.ln2Gain.vector(), b.ln2Bias.vector(), m_eps);
       RowMatrixXf f = conv1d(y, b.fcW.matrix(), b.fcB.vector());

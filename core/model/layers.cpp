@@ -114,7 +114,8 @@ void swigluInPlace(RowMatrixXf& gate, const ConstMatrixRef& up) {
   gate.array() *= up.array();
 }
 
-void applyRope(RowMatrixXf& x, int heads, int dHead, float theta, RopeLayout layout) {
+void applyRope(RowMatrixXf& x, int heads, int dHead, float theta, RopeLayout layout,
+               int first) {
   const int half = dHead / 2;
   // Angles in double: positions up to tens of thousands times small frequencies lose digits in
   // float, and the references (torch, llama.c) differ from each other below 1e-6 anyway.
@@ -123,7 +124,7 @@ void applyRope(RowMatrixXf& x, int heads, int dHead, float theta, RopeLayout lay
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
     float* row = x.data() + t * x.cols();
     for (int i = 0; i < half; ++i) {
-      const double angle = double(t) * invFreq[i];
+      const double angle = double(first + t) * invFreq[i];
       const float c = float(std::cos(angle));
       const float s = float(std::sin(angle));
       for (int h = 0; h < heads; ++h) {

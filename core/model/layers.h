@@ -46,8 +46,10 @@ enum class RopeLayout {
   AdjacentPairs,  // llama2.c / Meta: feature 2i pairs with 2i + 1
 };
 
-// x: (n, heads * d_head), token t at position t. Pair i of a head turns by t * theta^(-2i/d_head).
-void applyRope(RowMatrixXf& x, int heads, int dHead, float theta, RopeLayout layout);
+// x: (n, heads * d_head), row t at position first + t. Pair i of a head turns by
+// position * theta^(-2i/d_head).
+void applyRope(RowMatrixXf& x, int heads, int dHead, float theta, RopeLayout layout,
+               int first = 0);
 
 // Rows of an embedding table. table: (vocab, d) -> (ids.size(), d).
 RowMatrixXf gatherRows(const ConstMatrixRef& table, const std::vector<int>& ids);

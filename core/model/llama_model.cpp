@@ -19,21 +19,27 @@ ModelRun LlamaModel::run(const ModelInput& input, const RunOptions& options) con
   const float eps = m_settings.eps;
   const int dh = m_settings.dHead;
 
+  std::unique_lock<std::mutex> cacheLock;
+  PrefixCache* cache = m_cache.start(cacheLock, ids, options, plan.lastLayer + 1, info.heads);
+  // Rows p..n-1 are computed; rows 0..p-1 come from the cache (p = 0 without one).
   ModelRun run;
-  // h: (n, d) residual stream.
-  RowMatrixXf h = gatherRows(m_weights.embed.matrix(), ids);
+  const int p = cache ? cache->reusedRows() : 0;
+  run.reusedTokens = p;
+  const std::vector<int> newIds(ids.begin() + p, ids.end());
+  // h: (n - p, d) residual stream of the computed rows.
+  RowMatrixXf h = gatherRows(m_weights.embed.matrix(), newIds);
   for (int l = 0; l <= plan.lastLayer; ++l) {
     const LlamaLayerWeights& w = m_weights.layers[l];
     const RowMatrixXf x = rmsNorm(h, w.attnNorm.vector(), eps);
-    // q: (n, heads*dh); k, v: (n, kv*dh)
+    // q: (n - p, heads*dh); k, v: (n - p, kv*dh)
     RowMatrixXf q = linear(x, w.wq.matrix(), optionalVector(w.bq));
     RowMatrixXf k = linear(x, w.wk.matrix(), optionalVector(w.bk));
     const RowMatrixXf v = linear(x, w.wv.matrix(), optionalVector(w.bv));
-    applyRope(q, info.heads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
-    applyRope(k, info.kvHeads, dh, m_settings.ropeTheta, m_settings.ropeLayout);
-    AttentionResult att = attendProjected(q, k, v, info.heads, info.kvHeads,
-                                          layerAttentionOptions(options, info, plan, l));
-    h += linear(att.context, w.wo.matrix());
+    applyRope(q, info.heads, dh, m_settings.ropeTheta, m_settings.ropeLayout, p);
+    applyRope(k, info.kvHeads, dh, m_settings.ropeTheta, m_settings.ropeLayout, p);
+    AttentionResult att = attendRows(cache, l, q, k, v, info.heads, info.kvHeads,
+                                     layerAttentionOptions(options, info, plan, l));
+    h += linear(att.context.bottomRows(h.rows()), w.wo.matrix());
     // SwiGLU MLP: down(silu(gate x) ⊙ up x)
     const RowMatrixXf y = rmsNorm(h, w.ffnNorm.vector(), eps);
     RowMatrixXf g = linear(y, w.gate.matrix());
@@ -41,6 +47,8 @@ ModelRun LlamaModel::run(const ModelInput& input, const RunOptions& options) con
     h += linear(g, w.down.matrix());
     if (plan.record[l]) run.layers.push_back({l, std::move(att)});
   }
+  if (cache) cache->commit();
+  // Never with a cache (PrefixCache::begin): h holds every row here.
   if (options.logits && plan.fullStack() && present(m_weights.classifier)) {
     const RowMatrixXf out = rmsNorm(h, m_weights.finalNorm.vector(), eps);
     // logits: (n, vocab)

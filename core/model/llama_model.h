@@ -6,6 +6,7 @@
 
 #include "core/model/layers.h"
 #include "core/model/model.h"
+#include "core/model/prefix_cache.h"
 
 namespace headmap {
 
@@ -47,6 +48,7 @@ class LlamaModel : public Model {
  private:
   LlamaSettings m_settings;
   LlamaWeights m_weights;
+  mutable PrefixCache m_cache;  // RunOptions::reusePrefix; guarded by its lock()
 };
 
 // From a Hugging Face folder's tensors (names under "model.", head "lm_head.weight").

@@ -48,9 +48,9 @@ struct RunOptions {
   bool allLayers = false;
   // Typing at the end of a sentence: let a causal model take the rows of its previous run whose
   // token ids (and padding) are unchanged instead of computing them again (core/model/
-  // prefix_cache.h; GPT-2 models). Results are the same as a full run's. Runs with score stages
-  // or logits, and runs whose maps would exceed PrefixCache::kMaxMapBytes, are always computed
-  // in full.
+  // prefix_cache.h; GPT-2, Llama and llama2.c models). Results are the same as a full run's.
+  // Runs with score stages or logits, and runs whose maps would exceed
+  // PrefixCache::kMaxMapBytes, are always computed in full.
   bool reusePrefix = false;
 };
 

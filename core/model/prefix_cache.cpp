@@ -146,4 +146,26 @@ AttentionResult PrefixCache::complete(int layer, AttentionResult fresh,
 
 void PrefixCache::commit() { m_valid = m_caching; }
 
+PrefixCache* PrefixCache::start(std::unique_lock<std::mutex>& lock, const std::vector<int>& ids,
+                                const RunOptions& options, int layers, int heads) {
+  if (!options.reusePrefix) return nullptr;
+  lock = std::unique_lock<std::mutex>(m_mutex);
+  begin(ids, options, layers, heads);
+  return m_caching ? this : nullptr;
+}
+
+AttentionResult attendRows(PrefixCache* cache, int layer, const Eigen::Ref<const RowMatrixXf>& q,
+                           const Eigen::Ref<const RowMatrixXf>& kNew,
+                           const Eigen::Ref<const RowMatrixXf>& vNew, int heads, int kvHeads,
+                           const AttentionOptions& layerOptions) {
+  if (!cache) return attendProjected(q, kNew, vNew, heads, kvHeads, layerOptions);
+  RowMatrixXf k, v;  // (n, kv columns): cached rows over the new ones
+  cache->keysValues(layer, kNew, vNew, k, v);
+  AttentionOptions every = layerOptions;
+  every.keepHeads.reset();
+  every.onHead = nullptr;
+  AttentionResult fresh = attendProjected(q, k, v, heads, kvHeads, every);
+  return cache->complete(layer, std::move(fresh), layerOptions, std::move(k), std::move(v));
+}
+
 }  // namespace headmap

@@ -3,7 +3,8 @@
 // the sentence does. In a causal model row i of every layer depends on tokens 0..i only, so when
 // the first p token ids (and the padding among them) equal the previous run's, rows 0..p-1 of
 // every layer's keys, values, context and softmax maps are the previous run's: only rows
-// p..n-1 are computed. Used by the GPT-2 forward when RunOptions::reusePrefix is set.
+// p..n-1 are computed. Used by the GPT-2 and Llama (and llama2.c) forwards when
+// RunOptions::reusePrefix is set.
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -43,6 +44,11 @@ class PrefixCache {
 
   std::mutex& lock() { return m_mutex; }
 
+  // For a model's run(): with options.reusePrefix, takes `lock` on this cache, begins the run and
+  // returns this when the run is being cached; nullptr otherwise (compute every row).
+  PrefixCache* start(std::unique_lock<std::mutex>& lock, const std::vector<int>& ids,
+                     const RunOptions& options, int layers, int heads);
+
  private:
   struct Layer {
     RowMatrixXf k, v, context;  // (n, kv * d_k), (n, kv * d_k), (n, heads * d_k)
@@ -59,5 +65,12 @@ class PrefixCache {
   bool m_scale = true;
   std::vector<Layer> m_layers;
 };
+
+// One layer's attention for rows p..n-1 of a run (q, kNew, vNew hold those rows): through the
+// cache when there is one (every row of the result filled in), else plain attendProjected.
+AttentionResult attendRows(PrefixCache* cache, int layer, const Eigen::Ref<const RowMatrixXf>& q,
+                           const Eigen::Ref<const RowMatrixXf>& kNew,
+                           const Eigen::Ref<const RowMatrixXf>& vNew, int heads, int kvHeads,
+                           const AttentionOptions& layerOptions);
 
 }  // namespace headmap

@@ -1,10 +1,11 @@
-// RunOptions::reusePrefix (core/model/prefix_cache.h) on the GPT-2 fixture: a run that extends
+// RunOptions::reusePrefix (core/model/prefix_cache.h) on the GPT-2 and Llama fixtures: a run that extends
 // the previous run's tokens takes their rows and must give what a fresh full run gives —
 // maps, masks, context, streamed heads — and must not reuse anything when the tokens, the
 // padding or the options say otherwise. The full runs themselves are checked against PyTorch in
 // model_hf_test.cpp.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "core/model/hf_folder.h"
@@ -56,14 +57,17 @@ void expectSameRun(const ModelRun& got, const ModelRun& want, const char* what) 
   }
 }
 
-class PrefixReuse : public ::testing::Test {
+// GPT-2 (learned positions) and Llama (RoPE from the first new row's position, grouped KV).
+class PrefixReuse : public ::testing::TestWithParam<const char*> {
  protected:
   // A fresh load per model: each has its own cache.
-  LoadedModel load() { return loadHuggingFaceFolder(test::fixture("models/gpt2"), {}); }
+  LoadedModel load() {
+    return loadHuggingFaceFolder(test::fixture(std::string("models/") + GetParam()), {});
+  }
   const std::vector<int> m_ids = {5, 17, 42, 9, 120, 33, 7, 64, 2, 150};
 };
 
-TEST_F(PrefixReuse, ExtendedInputEqualsAFullRun) {
+TEST_P(PrefixReuse, ExtendedInputEqualsAFullRun) {
   const LoadedModel cached = load(), fresh = load();
   const std::vector<int> shortIds(m_ids.begin(), m_ids.begin() + 6);
   EXPECT_EQ(cached.model->run(test::inputFromIds(shortIds), cachedOptions()).reusedTokens, 0);
@@ -88,7 +92,7 @@ TEST_F(PrefixReuse, ExtendedInputEqualsAFullRun) {
   }
 }
 
-TEST_F(PrefixReuse, EditsInTheMiddleReuseOnlyTheCommonStart) {
+TEST_P(PrefixReuse, EditsInTheMiddleReuseOnlyTheCommonStart) {
   const LoadedModel cached = load(), fresh = load();
   cached.model->run(test::inputFromIds(m_ids), cachedOptions());
   std::vector<int> edited = m_ids;
@@ -106,7 +110,7 @@ TEST_F(PrefixReuse, EditsInTheMiddleReuseOnlyTheCommonStart) {
   expectSameRun(back, fresh.model->run(test::inputFromIds(shorter), plain), "shorter");
 }
 
-TEST_F(PrefixReuse, PaddingAndOptionsLimitOrPreventReuse) {
+TEST_P(PrefixReuse, PaddingAndOptionsLimitOrPreventReuse) {
   const LoadedModel cached = load(), fresh = load();
   RunOptions o = cachedOptions();
   cached.model->run(test::inputFromIds(m_ids), o);
@@ -138,7 +142,7 @@ TEST_F(PrefixReuse, PaddingAndOptionsLimitOrPreventReuse) {
   EXPECT_EQ(cached.model->run(test::inputFromIds(longer), o).reusedTokens, 0);
 }
 
-TEST_F(PrefixReuse, KeptHeadsAndLayersAreAppliedToReusedRuns) {
+TEST_P(PrefixReuse, KeptHeadsAndLayersAreAppliedToReusedRuns) {
   const LoadedModel cached = load(), fresh = load();
   RunOptions o = cachedOptions();
   o.allLayers = true;
@@ -163,6 +167,8 @@ TEST_F(PrefixReuse, KeptHeadsAndLayersAreAppliedToReusedRuns) {
   RunOptions all = cachedOptions();
   EXPECT_EQ(partial.model->run(test::inputFromIds(m_ids), all).reusedTokens, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(CausalFamilies, PrefixReuse, ::testing::Values("gpt2", "llama"));
 
 }  // namespace
 }  // namespace headmap
