@@ -158,26 +158,6 @@ int blockRowsFor(int nq, int nk) {
   return std::clamp(rows - rows % 8, 8, std::max(8, nq));
 }
 
-// The sorted, de-duplicated heads to keep; throws for an index outside 0..nHeads-1.
-std::vector<int> headsToKeep(const AttentionOptions& options, int nHeads) {
-  std::vector<int> kept;
-  if (!options.keepHeads) {
-    kept.resize(nHeads);
-    for (int h = 0; h < nHeads; ++h) kept[h] = h;
-    return kept;
-  }
-  kept = *options.keepHeads;
-  for (int h : kept) {
-    if (h < 0 || h >= nHeads) {
-      throw Error("attention: head " + str(h) + " asked to be kept, the layer has " + str(nHeads) +
-                  " heads (0-" + str(nHeads - 1) + ")");
-    }
-  }
-  std::sort(kept.begin(), kept.end());
-  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-  return kept;
-}
-
 // Scratch for heads that are not kept: this many bytes, but always room for one head.
 constexpr size_t kScratchBytes = size_t(32) << 20;
 
@@ -271,6 +251,25 @@ int AttentionResult::mapIndex(int head) const {
   if (keptHeads.empty()) return head >= 0 && head < weights.heads ? head : -1;
   const auto it = std::lower_bound(keptHeads.begin(), keptHeads.end(), head);
   return it != keptHeads.end() && *it == head ? static_cast<int>(it - keptHeads.begin()) : -1;
+}
+
+std::vector<int> headsToKeep(const AttentionOptions& options, int nHeads) {
+  std::vector<int> kept;
+  if (!options.keepHeads) {
+    kept.resize(nHeads);
+    for (int h = 0; h < nHeads; ++h) kept[h] = h;
+    return kept;
+  }
+  kept = *options.keepHeads;
+  for (int h : kept) {
+    if (h < 0 || h >= nHeads) {
+      throw Error("attention: head " + str(h) + " asked to be kept, the layer has " + str(nHeads) +
+                  " heads (0-" + str(nHeads - 1) + ")");
+    }
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  return kept;
 }
 
 void AttentionLayerWeights::validate(const std::string& where) const {

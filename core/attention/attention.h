@@ -89,6 +89,10 @@ struct AttentionResult {
   int mapIndex(int head) const;
 };
 
+// The heads a result keeps under options.keepHeads, sorted and de-duplicated (every head when
+// unset). Throws headmap::Error for an index outside 0..nHeads-1.
+std::vector<int> headsToKeep(const AttentionOptions& options, int nHeads);
+
 // The kernel shared by every model once Q, K, V are projected (and rotated, for RoPE models).
 // q: (n, heads * d_k), k and v: (n, kv_heads * d_k). Query head h reads KV head
 // h / (heads / kv_heads) (grouped-query attention; kv_heads == heads for plain MHA).

@@ -1,9 +1,7 @@
 #include "core/model/prefix_cache.h"
 
 #include <algorithm>
-#include <string>
 
-#include "core/common/error.h"
 
 namespace headmap {
 
@@ -14,25 +12,6 @@ std::vector<uint8_t> paddedFlags(const std::vector<int>& padded, size_t n) {
   for (int p : padded)
     if (p >= 0 && size_t(p) < n) flags[p] = 1;
   return flags;
-}
-
-// The heads a result keeps under options.keepHeads: sorted, unique, checked.
-std::vector<int> keptHeads(const AttentionOptions& options, int heads) {
-  std::vector<int> kept;
-  if (!options.keepHeads) {
-    for (int h = 0; h < heads; ++h) kept.push_back(h);
-    return kept;
-  }
-  kept = *options.keepHeads;
-  for (int h : kept) {
-    if (h < 0 || h >= heads) {
-      throw Error("attention: head " + std::to_string(h) + " asked to be kept, the layer has " +
-                  std::to_string(heads) + " heads (0-" + std::to_string(heads - 1) + ")");
-    }
-  }
-  std::sort(kept.begin(), kept.end());
-  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-  return kept;
 }
 
 // rows 0..p-1 of `old` (old.rows() >= p) over `fresh`: (p + fresh.rows(), cols).
@@ -114,7 +93,7 @@ AttentionResult PrefixCache::complete(int layer, AttentionResult fresh,
   r.context = stackRows(stored.context, p, fresh.context);
   r.keyMask = keyMask;
   r.fullyMasked = fullyMasked;
-  r.keptHeads = keptHeads(options, heads);
+  r.keptHeads = headsToKeep(options, heads);
   const size_t cells = size_t(n) * n;
   r.weights.heads = int(r.keptHeads.size());
   r.weights.q = r.weights.k = n;
