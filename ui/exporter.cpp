@@ -58,6 +58,7 @@ void paintMaps(const ImageExport& r, QCPPainter* painter) {
     view.resize(r.tileSize);
     view.plot()->resize(r.tileSize);
     view.setColormap(r.colormap);
+    view.setLevelOfDetail(false);  // a figure draws every cell, whatever the scale
     view.setData(r.maps[i]);
     painter->save();
     painter->translate((i % columns) * r.tileSize.width(),

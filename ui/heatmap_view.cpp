@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,10 +18,17 @@ namespace headmap::ui {
 class MaskHatchLayer : public QCPLayerable {
  public:
   MaskHatchLayer(QCustomPlot* plot, QCPAxisRect* rect) : QCPLayerable(plot, "main"), m_rect(rect) {}
-  void setMask(const std::vector<uint8_t>* mask, int q, int k) {
+  // mask: (rows, cols) of drawn cells; cell (r, c) covers keys from firstCol + c * colStep and
+  // queries from firstRow + r * rowStep, colStep x rowStep matrix cells (1 x 1 unpooled).
+  void setMask(const std::vector<uint8_t>* mask, int rows, int cols, int firstRow = 0,
+               int rowStep = 1, int firstCol = 0, int colStep = 1) {
     m_mask = mask;
-    m_q = q;
-    m_k = k;
+    m_q = rows;
+    m_k = cols;
+    m_firstRow = firstRow;
+    m_rowStep = rowStep;
+    m_firstCol = firstCol;
+    m_colStep = colStep;
   }
 
  protected:
@@ -32,6 +40,8 @@ class MaskHatchLayer : public QCPLayerable {
     if (!m_mask || m_mask->empty()) return;
     QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
     QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
+    auto xEdge = [&](int c) { return x->coordToPixel(m_firstCol + c * m_colStep - 0.5); };
+    auto yEdge = [&](int r) { return y->coordToPixel(m_firstRow + r * m_rowStep - 0.5); };
     painter->setPen(Qt::NoPen);
     const QBrush hatch(QColor(70, 70, 70), Qt::BDiagPattern);
     for (int row = 0; row < m_q; ++row) {
@@ -44,8 +54,7 @@ class MaskHatchLayer : public QCPLayerable {
         }
         const int start = col;
         while (col < m_k && (*m_mask)[size_t(row) * m_k + col]) ++col;
-        const QRectF cells(QPointF(x->coordToPixel(start - 0.5), y->coordToPixel(row - 0.5)),
-                           QPointF(x->coordToPixel(col - 0.5), y->coordToPixel(row + 0.5)));
+        const QRectF cells(QPointF(xEdge(start), yEdge(row)), QPointF(xEdge(col), yEdge(row + 1)));
         painter->fillRect(cells.normalized(), QColor(150, 150, 150));
         painter->fillRect(cells.normalized(), hatch);
       }
@@ -57,6 +66,7 @@ class MaskHatchLayer : public QCPLayerable {
   const std::vector<uint8_t>* m_mask = nullptr;
   int m_q = 0;
   int m_k = 0;
+  int m_firstRow = 0, m_rowStep = 1, m_firstCol = 0, m_colStep = 1;
 };
 
 QString axisLabel(const QString& token, int maxChars) {
@@ -148,34 +158,16 @@ void HeatmapView::setData(HeatmapData data) {
   const bool labelsChanged = data.queryLabels != m_data.queryLabels ||
                              data.keyLabels != m_data.keyLabels || data.title != m_data.title;
   m_data = std::move(data);
-  // QCPColorMap draws a 1-cell dimension with zero extent: store such a dimension as two
-  // half-width cells of the same value (centres ±0.25 cover -0.5..0.5).
-  const int keyCells = m_data.k == 1 ? 2 : m_data.k;
-  const int valueCells = m_data.q == 1 ? 2 : m_data.q;
-  QCPColorMapData* cells = m_map->data();
-  if (cells->keySize() != keyCells || cells->valueSize() != valueCells)
-    cells->setSize(keyCells, valueCells);
-  cells->setRange(m_data.k == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.k - 1),
-                  m_data.q == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, m_data.q - 1));
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
   m_nonFinite = 0;
-  for (int row = 0; row < m_data.q; ++row) {
-    for (int col = 0; col < m_data.k; ++col) {
-      float v = m_data.values[size_t(row) * m_data.k + col];
-      if (isMasked(row, col)) {
-        v = nan;
-      } else if (!std::isfinite(v)) {
-        ++m_nonFinite;
-        v = nan;
-      } else {
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
-      cells->setCell(col, row, v);
-      if (m_data.k == 1) cells->setCell(1, row, v);
-      if (m_data.q == 1) cells->setCell(col, 1, v);
-      if (m_data.k == 1 && m_data.q == 1) cells->setCell(1, 1, v);
+  for (size_t i = 0; i < m_data.values.size(); ++i) {
+    const float v = m_data.values[i];
+    if (!m_data.mask.empty() && m_data.mask[i]) continue;
+    if (!std::isfinite(v)) {
+      ++m_nonFinite;
+    } else {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
     }
   }
   QCPRange range(0, 1);
@@ -190,7 +182,6 @@ void HeatmapView::setData(HeatmapData data) {
     m_scale->axis()->setLabel(m_data.valueName == "weight" ? QStringLiteral("attention weight")
                                                            : m_data.valueName);
   }
-  m_hatch->setMask(&m_data.mask, m_data.q, m_data.k);
   // A new input of another length starts unzoomed; the same shape keeps the user's zoom.
   if (m_data.q != m_shownQ || m_data.k != m_shownK) {
     m_shownQ = m_data.q;
@@ -202,7 +193,78 @@ void HeatmapView::setData(HeatmapData data) {
     applyLabels();
     fitSquareCells();
   }
+  if (!pooled()) refreshCells();  // pooled maps refresh in replot(), for the final layout
   replot();
+}
+
+bool HeatmapView::pooled() const {
+  return m_levelOfDetail && size_t(m_data.q) * size_t(m_data.k) > kPooledCells;
+}
+
+void HeatmapView::setLevelOfDetail(bool on) {
+  m_levelOfDetail = on;
+  if (m_data.q > 0) {
+    refreshCells();
+    replot();
+  }
+}
+
+// Fills the colour map from m_data. Small maps: every cell. Large ones (pooled()): only the
+// visible window, each drawn cell the maximum over a block of matrix cells so that blocks are
+// about one pixel — a 4,096² head drawn cell by cell took ~1.2 s per repaint. The maximum keeps
+// single sharp weights visible; hover still reads the exact cell.
+void HeatmapView::refreshCells() {
+  const int q = m_data.q, k = m_data.k;
+  if (q <= 0 || k <= 0) return;
+  int c0 = 0, c1 = k - 1, r0 = 0, r1 = q - 1, fx = 1, fy = 1;
+  if (pooled()) {
+    const QCPRange xr = m_rect->axis(QCPAxis::atBottom)->range();
+    const QCPRange yr = m_rect->axis(QCPAxis::atLeft)->range();
+    c0 = std::clamp(int(std::floor(xr.lower + 0.5)), 0, k - 1);
+    c1 = std::clamp(int(std::ceil(xr.upper - 0.5)), c0, k - 1);
+    r0 = std::clamp(int(std::floor(yr.lower + 0.5)), 0, q - 1);
+    r1 = std::clamp(int(std::ceil(yr.upper - 0.5)), r0, q - 1);
+    fx = std::max(1, int(std::ceil(double(c1 - c0 + 1) / std::max(1, m_rect->width()))));
+    fy = std::max(1, int(std::ceil(double(r1 - r0 + 1) / std::max(1, m_rect->height()))));
+  }
+  const int nx = (c1 - c0 + fx) / fx, ny = (r1 - r0 + fy) / fy;
+  // QCPColorMap draws a 1-cell dimension with zero extent: store such a dimension as two
+  // half-width cells of the same value (centres ±0.25 cell cover the cell).
+  QCPColorMapData* cells = m_map->data();
+  const int keyCells = nx == 1 ? 2 : nx, valueCells = ny == 1 ? 2 : ny;
+  if (cells->keySize() != keyCells || cells->valueSize() != valueCells)
+    cells->setSize(keyCells, valueCells);
+  auto span = [](int first, int step, int count) {
+    const double centre = first + (step - 1) / 2.0;
+    return count == 1 ? QCPRange(centre - 0.25 * step, centre + 0.25 * step)
+                      : QCPRange(centre, centre + double(count - 1) * step);
+  };
+  cells->setRange(span(c0, fx, nx), span(r0, fy, ny));
+  m_shownMask.assign(m_data.mask.empty() ? 0 : size_t(nx) * ny, 0);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int by = 0; by < ny; ++by) {
+    const int rowEnd = std::min(r1 + 1, r0 + (by + 1) * fy);
+    for (int bx = 0; bx < nx; ++bx) {
+      const int colEnd = std::min(c1 + 1, c0 + (bx + 1) * fx);
+      float v = -std::numeric_limits<float>::infinity();
+      bool allMasked = true;
+      for (int row = r0 + by * fy; row < rowEnd; ++row) {
+        for (int col = c0 + bx * fx; col < colEnd; ++col) {
+          if (isMasked(row, col)) continue;
+          allMasked = false;
+          const float cell = m_data.values[size_t(row) * k + col];
+          if (std::isfinite(cell)) v = std::max(v, cell);
+        }
+      }
+      if (!std::isfinite(v)) v = nan;  // masked, or nothing finite: no colour
+      if (allMasked && !m_shownMask.empty()) m_shownMask[size_t(by) * nx + bx] = 1;
+      cells->setCell(bx, by, v);
+      if (nx == 1) cells->setCell(1, by, v);
+      if (ny == 1) cells->setCell(bx, 1, v);
+      if (nx == 1 && ny == 1) cells->setCell(1, 1, v);
+    }
+  }
+  m_hatch->setMask(&m_shownMask, ny, nx, r0, fy, c0, fx);
 }
 
 void HeatmapView::resetRanges() {
@@ -243,6 +305,7 @@ void HeatmapView::onRangeChanged(QCPAxis* axis, const QCPRange& range) {
     m_adjusting = false;
   }
   applyLabels();
+  if (pooled()) refreshCells();  // the window (and the pooling) follow zoom and pan
 }
 
 void HeatmapView::applyLabels() {
@@ -302,6 +365,15 @@ void HeatmapView::fitSquareCells() {
 void HeatmapView::replot() {
   QElapsedTimer timer;
   timer.start();
+  if (pooled()) {
+    // Lay out first (as replot would): the pooling follows the axis rect's final pixel size.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    layout->setOuterRect(m_plot->viewport());
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                       QCPLayoutElement::upLayout})
+      layout->update(phase);
+    refreshCells();
+  }
   m_plot->replot(QCustomPlot::rpImmediateRefresh);
   m_lastRenderMs = timer.nsecsElapsed() / 1e6;
 }

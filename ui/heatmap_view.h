@@ -4,6 +4,7 @@
 // given (HeatmapData) and reports clicks; it never computes attention.
 #include <QStringList>
 #include <QWidget>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,11 @@ class HeatmapView : public QWidget {
   // shows the whole matrix again.
   void resetView();
   bool isZoomed() const;
+  // Maps of more than kPooledCells cells draw only the visible window, max-pooled to about one
+  // block per pixel (on by default). Exports turn it off to draw every cell at any scale.
+  static constexpr size_t kPooledCells = size_t(1024) * 1024;
+  void setLevelOfDetail(bool on);
+  bool pooled() const;
 
  signals:
   void clicked();
@@ -71,6 +77,7 @@ class HeatmapView : public QWidget {
   void onMouseMove(QMouseEvent* event);
   void onRangeChanged(class QCPAxis* axis, const class QCPRange& range);
   void resetRanges();
+  void refreshCells();
 
   Style m_style;
   HeatmapData m_data;
@@ -86,6 +93,8 @@ class HeatmapView : public QWidget {
   int m_shownQ = -1, m_shownK = -1;  // shape the axis ranges were last reset for
   bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
   double m_cellPx = 0;               // side of a square cell at full view, from fitSquareCells
+  bool m_levelOfDetail = true;
+  std::vector<uint8_t> m_shownMask;  // (drawn rows, drawn cols): 1 = every cell masked, hatched
 };
 
 // Shortens a token for an axis label; whitespace-only tokens become visible symbols.

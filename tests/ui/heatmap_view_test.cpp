@@ -181,6 +181,57 @@ class HeatmapViewTest : public QObject {
     QCOMPARE(x->range().size(), 120.0);
     QCOMPARE(x->range().lower, -0.5);
   }
+
+  // Above kPooledCells the view draws the visible window max-pooled to about a block per pixel:
+  // a lone sharp weight must survive, fully masked blocks stay uncoloured (hatched), zooming in
+  // shows exact cells again, and an export (level of detail off) gets every cell.
+  void largeMapsArePooledToThePixelsAndZoomBackToCells() {
+    const int n = 2048;
+    HeatmapData d = square(n);
+    std::fill(d.values.begin(), d.values.end(), 0.0001f);
+    d.mask.assign(size_t(n) * n, 0);
+    for (int r = 0; r < n; ++r)
+      for (int c = r + 1; c < n; ++c) d.mask[size_t(r) * n + c] = 1;  // causal
+    d.values[size_t(1500) * n + 1000] = 0.9f;  // one sharp weight below the diagonal
+    HeatmapView view;
+    view.resize(700, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setData(d);
+    QVERIFY(view.pooled());
+    auto* map = qobject_cast<QCPColorMap*>(view.plot()->plottable(0));
+    QVERIFY(map);
+    QCPAxisRect* rect = view.plot()->axisRect();
+    const int drawnK = map->data()->keySize(), drawnQ = map->data()->valueSize();
+    QVERIFY2(drawnK <= rect->width() + 1 && drawnK * 4 >= rect->width(),
+             qPrintable(QString("%1 drawn columns for %2 px").arg(drawnK).arg(rect->width())));
+    QVERIFY(drawnQ <= rect->height() + 1);
+    // The block holding (1500, 1000) shows 0.9; a block above the diagonal is NaN (masked).
+    int col = 0, row = 0;
+    map->data()->coordToCell(1000, 1500, &col, &row);
+    QCOMPARE(float(map->data()->cell(col, row)), 0.9f);
+    map->data()->coordToCell(2000, 10, &col, &row);
+    QVERIFY(std::isnan(map->data()->cell(col, row)));
+    // Hover still reads the exact cell, not the block.
+    QCOMPARE(view.cellText(1500, 1001), QStringLiteral("tok1500 → tok1001: 0.0001"));
+
+    // Zoomed to 40 x 40 cells: exact cells, one per drawn cell.
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    y->setRange(1479.5, 1519.5);
+    x->setRange(979.5, 1019.5);
+    QCOMPARE(map->data()->keySize(), 40);
+    QCOMPARE(map->data()->valueSize(), 40);
+    map->data()->coordToCell(1000, 1500, &col, &row);
+    QCOMPARE(float(map->data()->cell(col, row)), 0.9f);
+    map->data()->coordToCell(1001, 1500, &col, &row);
+    QCOMPARE(float(map->data()->cell(col, row)), 0.0001f);
+
+    view.setLevelOfDetail(false);
+    QVERIFY(!view.pooled());
+    QCOMPARE(map->data()->keySize(), n);
+    QCOMPARE(map->data()->valueSize(), n);
+  }
 };
 
 QTEST_MAIN(HeatmapViewTest)
