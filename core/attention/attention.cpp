@@ -236,11 +236,13 @@ void linear(const ConstRef& in, std::initializer_list<LinearJob> jobs) {
   const int cols = static_cast<int>(jobs.begin()->w.rows());  // every W has d_model rows here
   const int chunks = (cols + width - 1) / width;
   const double flops = 2.0 * in.rows() * in.cols() * cols * jobs.size();
+  PackedA packed;  // `in` packed once for every chunk
+  packed.pack(in);
   parallelFor(chunks * static_cast<int>(jobs.size()), flops, [&](int t) {
     const LinearJob& job = jobs.begin()[t / chunks];
     const int c0 = (t % chunks) * width, cw = std::min(cols, c0 + width) - c0;
     auto dst = job.out.middleCols(c0, cw);
-    gemmTransposedInto(dst, in, job.w.middleRows(c0, cw));
+    gemmTransposedInto(dst, packed, job.w.middleRows(c0, cw));
     dst.rowwise() += job.b.segment(c0, cw).transpose();
   });
 }

@@ -198,6 +198,47 @@ void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, Ge
   }
 }
 
+// Layout: k blocks one after the other, each the m rows' A blocks as packA leaves them, so block
+// (pc, ic) starts at pc * m + ic * kc.
+void PackedA::pack(const GemmIn& a) {
+  m_rows = static_cast<int>(a.rows());
+  m_depth = static_cast<int>(a.cols());
+  m_data.resize(static_cast<size_t>(m_rows) * m_depth);
+  for (int pc = 0; pc < m_depth; pc += kGemmKc) {
+    const int kc = std::min(kGemmKc, m_depth - pc);
+    for (int ic = 0; ic < m_rows; ic += kMc) {
+      packA(a.data() + ic * a.outerStride() + pc, a.outerStride(), std::min(kMc, m_rows - ic), kc,
+            m_data.data() + static_cast<size_t>(pc) * m_rows + static_cast<size_t>(ic) * kc);
+    }
+  }
+}
+
+namespace {
+
+void gemmPacked(const PackedA& a, int n, float alpha, const GemmOperand& b, float* c,
+                Eigen::Index ldc, bool accumulate) {
+  const int m = a.rows(), k = a.depth();
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+    }
+    return;
+  }
+  Buffers& buf = buffers();
+  buf.b.resize(static_cast<size_t>(std::min(k, kGemmKc)) * kNr);
+  for (int pc = 0; pc < k; pc += kGemmKc) {
+    const int kc = std::min(kGemmKc, k - pc);
+    for (int ic = 0; ic < m; ic += kMc) {
+      const float* ap = a.data() + static_cast<size_t>(pc) * m + static_cast<size_t>(ic) * kc;
+      blockTimesB(std::min(kMc, m - ic), n, kc, alpha, ap, b, pc, buf.b.data(), c + ic * ldc,
+                  ldc, accumulate || pc > 0);
+    }
+  }
+}
+
+}  // namespace
+
 #else  // no AVX-512: Eigen's GEMM
 
 void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, GemmOperand b,
@@ -224,7 +265,35 @@ void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, Ge
   }
 }
 
+// Without AVX-512 "packed" is a plain row-major copy.
+void PackedA::pack(const GemmIn& a) {
+  m_rows = static_cast<int>(a.rows());
+  m_depth = static_cast<int>(a.cols());
+  m_data.resize(static_cast<size_t>(m_rows) * m_depth);
+  Eigen::Map<RowMatrixXf>(m_data.data(), m_rows, m_depth) = a;
+}
+
+namespace {
+
+void gemmPacked(const PackedA& a, int n, float alpha, const GemmOperand& b, float* c,
+                Eigen::Index ldc, bool accumulate) {
+  gemm(a.rows(), n, a.depth(), alpha, a.data(), a.depth(), b, c, ldc, accumulate);
+}
+
+}  // namespace
+
 #endif
+
+void gemmInto(GemmOut dst, const PackedA& a, const GemmIn& b, float alpha, bool accumulate) {
+  gemmPacked(a, static_cast<int>(dst.cols()), alpha, {b.data(), b.outerStride(), false},
+             dst.data(), dst.outerStride(), accumulate);
+}
+
+void gemmTransposedInto(GemmOut dst, const PackedA& a, const GemmIn& bt, float alpha,
+                        bool accumulate) {
+  gemmPacked(a, static_cast<int>(dst.cols()), alpha, {bt.data(), bt.outerStride(), true},
+             dst.data(), dst.outerStride(), accumulate);
+}
 
 void gemmInto(GemmOut dst, const GemmIn& a, const GemmIn& b, float alpha, bool accumulate) {
   gemm(static_cast<int>(dst.rows()), static_cast<int>(dst.cols()), static_cast<int>(a.cols()),

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace headmap {
@@ -119,6 +120,34 @@ TEST(Gemm, EigenViewsReadBlocksInPlace) {
   gemmInto(c, a.block(3, 10, 10, 16), bt.block(4, 20, 16, 30));
   const RowMatrixXf want2 = a.block(3, 10, 10, 16) * bt.block(4, 20, 16, 30);
   EXPECT_LT((c - want2).cwiseAbs().maxCoeff(), 1e-5f);
+}
+
+TEST(Gemm, PackedInputGivesTheSameBitsAsUnpacked) {
+  // More than one A block in both directions (240 rows, 256 deep) and a ragged edge.
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const auto& [m, n, k] : {std::tuple{500, 70, 600}, std::tuple{7, 33, 5},
+                                 std::tuple{241, 64, 256}}) {
+    RowMatrixXf a(m, k + 3), b(k, n), bt(n, k);
+    for (RowMatrixXf* x : {&a, &b, &bt}) *x = x->unaryExpr([&](float) { return dist(rng); });
+    const auto view = a.leftCols(k);  // a strided A
+    PackedA packed;
+    packed.pack(view);
+    ASSERT_EQ(packed.rows(), m);
+    ASSERT_EQ(packed.depth(), k);
+    RowMatrixXf want(m, n), got(m, n);
+    gemmInto(want, view, b, 0.5f);
+    gemmInto(got, packed, b, 0.5f);
+    EXPECT_EQ(got, want) << m << "x" << n << "x" << k;
+    gemmTransposedInto(want, view, bt);
+    gemmTransposedInto(got, packed, bt);
+    EXPECT_EQ(got, want) << m << "x" << n << "x" << k << " transposed";
+    gemmTransposedInto(want, view, bt, 1.0f, true);
+    gemmTransposedInto(got, packed, bt, 1.0f, true);
+    EXPECT_EQ(got, want) << m << "x" << n << "x" << k << " accumulated";
+    // And both against Eigen's product, so that equal-but-wrong cannot pass.
+    EXPECT_LT((got - 2 * (view * bt.transpose())).cwiseAbs().maxCoeff(), 1e-3f);
+  }
 }
 
 }  // namespace
