@@ -17,7 +17,7 @@ std::vector<uint8_t> paddedFlags(const std::vector<int>& padded, size_t n) {
 // rows 0..p-1 of `old` (old.rows() >= p) over `fresh`: (p + fresh.rows(), cols).
 RowMatrixXf stackRows(const RowMatrixXf& old, int p, const Eigen::Ref<const RowMatrixXf>& fresh) {
   RowMatrixXf out(p + fresh.rows(), fresh.cols());
-  out.topRows(p) = old.topRows(p);
+  if (p > 0) out.topRows(p) = old.topRows(p);  // old may be empty (0 x 0) when p == 0
   out.bottomRows(fresh.rows()) = fresh;
   return out;
 }
