@@ -203,7 +203,8 @@ void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, Ge
 void PackedA::pack(const GemmIn& a) {
   m_rows = static_cast<int>(a.rows());
   m_depth = static_cast<int>(a.cols());
-  m_data.resize(static_cast<size_t>(m_rows) * m_depth);
+  const size_t need = static_cast<size_t>(m_rows) * m_depth;
+  if (m_data.size() < need) m_data.resize(need);  // grow only: no zeroing when reused
   for (int pc = 0; pc < m_depth; pc += kGemmKc) {
     const int kc = std::min(kGemmKc, m_depth - pc);
     for (int ic = 0; ic < m_rows; ic += kMc) {
@@ -269,7 +270,8 @@ void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, Ge
 void PackedA::pack(const GemmIn& a) {
   m_rows = static_cast<int>(a.rows());
   m_depth = static_cast<int>(a.cols());
-  m_data.resize(static_cast<size_t>(m_rows) * m_depth);
+  const size_t need = static_cast<size_t>(m_rows) * m_depth;
+  if (m_data.size() < need) m_data.resize(need);  // grow only: no zeroing when reused
   Eigen::Map<RowMatrixXf>(m_data.data(), m_rows, m_depth) = a;
 }
 
@@ -283,6 +285,11 @@ void gemmPacked(const PackedA& a, int n, float alpha, const GemmOperand& b, floa
 }  // namespace
 
 #endif
+
+PackedA& packedInput() {
+  thread_local PackedA instance;
+  return instance;
+}
 
 void gemmInto(GemmOut dst, const PackedA& a, const GemmIn& b, float alpha, bool accumulate) {
   gemmPacked(a, static_cast<int>(dst.cols()), alpha, {b.data(), b.outerStride(), false},

@@ -44,7 +44,8 @@ void gemmTransposedInto(GemmOut dst, const GemmIn& a, const GemmIn& bt, float al
 
 // A (m, k) packed once for several products with it. The projections split their output
 // columns over threads, and each split would otherwise pack the same input again (about 10 % of
-// a GPT-2-small forward at 128 tokens). pack() reuses the buffer.
+// a GPT-2-small forward at 128 tokens). pack() reuses the buffer, which only grows: keep one
+// PackedA per thread (packedInput()) rather than one per call.
 class PackedA {
  public:
   void pack(const GemmIn& a);
@@ -56,6 +57,10 @@ class PackedA {
   std::vector<float, Eigen::aligned_allocator<float>> m_data;
   int m_rows = 0, m_depth = 0;
 };
+
+// This thread's PackedA for inputs packed once and read by the pool's workers (who must reach
+// it through the reference, never by calling this themselves).
+PackedA& packedInput();
 
 // The two products above with a packed A; the same sums in the same order as unpacked.
 void gemmInto(GemmOut dst, const PackedA& a, const GemmIn& b, float alpha = 1.0f,

@@ -54,7 +54,7 @@ void byColumnChunks(Eigen::Index cols, double flops, Fn&& fn) {
 RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const ConstVectorRef& bias) {
   RowMatrixXf out(x.rows(), w.rows());
   const double flops = 2.0 * x.rows() * x.cols() * w.rows();
-  PackedA packed;  // x packed once for every chunk
+  PackedA& packed = packedInput();  // x packed once for every chunk
   packed.pack(x);
   byColumnChunks(w.rows(), flops, [&](Eigen::Index c0, Eigen::Index cw) {
     auto dst = out.middleCols(c0, cw);
@@ -71,7 +71,7 @@ RowMatrixXf linear(const ConstMatrixRef& x, const ConstMatrixRef& w) {
 RowMatrixXf conv1d(const ConstMatrixRef& x, const ConstMatrixRef& w, const ConstVectorRef& bias) {
   RowMatrixXf out(x.rows(), w.cols());
   const double flops = 2.0 * x.rows() * x.cols() * w.cols();
-  PackedA packed;
+  PackedA& packed = packedInput();
   packed.pack(x);
   byColumnChunks(w.cols(), flops, [&](Eigen::Index c0, Eigen::Index cw) {
     auto dst = out.middleCols(c0, cw);
