@@ -172,17 +172,20 @@ void blockTimesB(int mc, int n, int kc, float alpha, const float* ap, const Gemm
   }
 }
 
+// m, n or k zero: C (m, n) = 0 (left alone when accumulating). Returns whether it was.
+bool emptyProduct(int m, int n, int k, float* c, Eigen::Index ldc, bool accumulate) {
+  if (m > 0 && n > 0 && k > 0) return false;
+  if (m > 0 && n > 0 && !accumulate) {
+    for (int i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+  }
+  return true;
+}
+
 }  // namespace
 
 void gemm(int m, int n, int k, float alpha, const float* a, Eigen::Index lda, GemmOperand b,
           float* c, Eigen::Index ldc, bool accumulate) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    if (!accumulate) {
-      for (int i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
-    }
-    return;
-  }
+  if (emptyProduct(m, n, k, c, ldc, accumulate)) return;
   Buffers& buf = buffers();
   const int kcMax = std::min(k, kGemmKc);
   buf.b.resize(static_cast<size_t>(kcMax) * kNr);
@@ -219,13 +222,7 @@ namespace {
 void gemmPacked(const PackedA& a, int n, float alpha, const GemmOperand& b, float* c,
                 Eigen::Index ldc, bool accumulate) {
   const int m = a.rows(), k = a.depth();
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    if (!accumulate) {
-      for (int i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
-    }
-    return;
-  }
+  if (emptyProduct(m, n, k, c, ldc, accumulate)) return;
   Buffers& buf = buffers();
   buf.b.resize(static_cast<size_t>(std::min(k, kGemmKc)) * kNr);
   for (int pc = 0; pc < k; pc += kGemmKc) {
