@@ -137,6 +137,9 @@ void HeatmapView::buildPlot() {
               [this, axis](const QCPRange& range) { onRangeChanged(axis, range); });
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
   }
+  connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+    if (m_cellsStale) refreshCells();
+  });
   m_plot->plotLayout()->setRowSpacing(2);
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
@@ -265,6 +268,7 @@ void HeatmapView::refreshCells() {
     }
   }
   m_hatch->setMask(&m_shownMask, ny, nx, r0, fy, c0, fx);
+  m_cellsStale = false;
 }
 
 void HeatmapView::resetRanges() {
@@ -305,7 +309,9 @@ void HeatmapView::onRangeChanged(QCPAxis* axis, const QCPRange& range) {
     m_adjusting = false;
   }
   applyLabels();
-  if (pooled()) refreshCells();  // the window (and the pooling) follow zoom and pan
+  // The window (and the pooling) follow zoom and pan: re-pooled once, before the next replot,
+  // not for each axis a wheel step changes.
+  if (pooled()) m_cellsStale = true;
 }
 
 void HeatmapView::applyLabels() {

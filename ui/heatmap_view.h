@@ -94,6 +94,7 @@ class HeatmapView : public QWidget {
   bool m_adjusting = false;          // setting ranges ourselves: no clamping, no relabelling
   double m_cellPx = 0;               // side of a square cell at full view, from fitSquareCells
   bool m_levelOfDetail = true;
+  bool m_cellsStale = false;         // pooled window out of date: refresh before the next replot
   std::vector<uint8_t> m_shownMask;  // (drawn rows, drawn cols): 1 = every cell masked, hatched
 };
 

@@ -220,6 +220,7 @@ class HeatmapViewTest : public QObject {
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     y->setRange(1479.5, 1519.5);
     x->setRange(979.5, 1019.5);
+    view.plot()->replot();  // as after a wheel step or a drag
     QCOMPARE(map->data()->keySize(), 40);
     QCOMPARE(map->data()->valueSize(), 40);
     map->data()->coordToCell(1000, 1500, &col, &row);
