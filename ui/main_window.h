@@ -96,6 +96,8 @@ class MainWindow : public QMainWindow {
   void updateStatus();
   void showNotice(const QString& text);
   void reportError(const QString& title, const QString& message);
+  // Runs an export; an exception becomes an "Export failed" message. Returns whether it wrote.
+  bool exportReporting(const std::function<void()>& write);
   void openDialog();
   void newRandomLayerDialog();
   void exportImageDialog();

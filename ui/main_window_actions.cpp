@@ -19,6 +19,8 @@
 #include "ui/head_stats_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/main_window.h"
+
+#include <functional>
 #include "ui/model_store.h"
 
 namespace headmap::ui {
@@ -108,34 +110,30 @@ bool MainWindow::exportImageTo(const QString& path, double scale) {
   }
   request.scale = scale;
   if (!m_frame.ok()) request.maps.clear();
-  try {
-    exportImage(request, path);
-    return true;
-  } catch (const std::exception& e) {
-    reportError(tr("Export failed"), QString::fromStdString(e.what()));
-    return false;
-  }
+  return exportReporting([&] { exportImage(request, path); });
 }
 
 bool MainWindow::exportDataTo(const QString& path) {
-  try {
+  return exportReporting([&] {
     const HeadMaps& maps = stageMaps(m_frame.layer.result, m_frame.options.stage);
     if (QFileInfo(path).suffix().toLower() == "csv")
       exportCsv(maps, tokenLabels(m_frame.tokens), path);
     else
       exportNpy(maps, path);
-    return true;
-  } catch (const std::exception& e) {
-    reportError(tr("Export failed"), QString::fromStdString(e.what()));
-    return false;
-  }
+  });
 }
 
 bool MainWindow::exportStatsTo(const QString& path) {
-  try {
+  return exportReporting([&] {
     if (m_stats->model()->rowCount() == 0)
       throw std::runtime_error(tr("There are no head statistics to export").toStdString());
     m_stats->exportCsvTo(path);
+  });
+}
+
+bool MainWindow::exportReporting(const std::function<void()>& write) {
+  try {
+    write();
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Export failed"), QString::fromStdString(e.what()));
